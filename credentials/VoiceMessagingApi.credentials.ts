@@ -1,0 +1,114 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestHelper,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+import { exchangeClientCredentials } from '../nodes/shared/token';
+
+export class VoiceMessagingApi implements ICredentialType {
+	name = 'voiceMessagingApi';
+
+	displayName = 'Voice & Messaging API';
+
+	icon: Icon = {
+		light: 'file:../icons/voiceMessaging.svg',
+		dark: 'file:../icons/voiceMessaging.dark.svg',
+	};
+
+	documentationUrl = 'https://github.com/voice-messaging/n8n-nodes-voice-messaging#credential';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://api.example.com',
+			description:
+				'Address of the Integration API, without /api/v1. For the local sandbox it is printed when the sandbox starts, e.g. http://127.0.0.1:4010.',
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			required: true,
+			default: '',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+		},
+		{
+			// Filled by preAuthentication and stored (encrypted) with the credential, so every
+			// execution reuses one token until the API answers 401; then n8n asks for a new one.
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+	];
+
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
+		const { accessToken } = await exchangeClientCredentials(
+			(options) => this.helpers.httpRequest(options),
+			credentials,
+		);
+		return { accessToken };
+	}
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	// The token endpoint itself answers for every workspace, whatever products it has, so a
+	// messenger-only workspace passes the test; a wrong secret fails in preAuthentication or here.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/i, "")}}',
+			url: '/api/v1/auth/token',
+			method: 'POST',
+			body: {
+				client_id: '={{$credentials.clientId}}',
+				client_secret: '={{$credentials.clientSecret}}',
+			},
+			json: true,
+		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The API rejected the Client ID or Client Secret (401). Check both values.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 429,
+					message:
+						'The token endpoint allows 10 requests a minute and that limit is reached. Wait a minute and test again.',
+				},
+			},
+		],
+	};
+}

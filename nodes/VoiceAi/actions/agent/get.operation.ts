@@ -1,0 +1,25 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../../shared/transport';
+import { requireId } from '../../../shared/validation';
+import { agentLocator } from '../common';
+
+const properties: INodeProperties[] = [agentLocator];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['agent'], operation: ['get'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requireId(
+		this.getNode(),
+		this.getNodeParameter('agentId', itemIndex, '', { extractValue: true }),
+		'Agent',
+		itemIndex,
+	);
+	return (await apiRequest.call(this, 'GET', path`/voice/agents/${id}`, {
+		errorContext: { resource: 'Agent', id, itemIndex },
+	})) as IDataObject;
+}

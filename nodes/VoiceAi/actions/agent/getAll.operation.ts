@@ -1,0 +1,39 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	additionalQueryParameters,
+	extraQuery,
+	listLimits,
+	returnAllOrLimit,
+} from '../../../shared/descriptions';
+import { apiRequestAllItems, path } from '../../../shared/transport';
+import { sortOption } from '../common';
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [sortOption, additionalQueryParameters],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['agent'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = { ...extraQuery.call(this, options, itemIndex) };
+	if (options.sort) qs.sort = options.sort;
+	return await apiRequestAllItems.call(this, path`/voice/agents`, {
+		...listLimits.call(this, itemIndex),
+		qs,
+		errorContext: { itemIndex },
+	});
+}

@@ -1,0 +1,25 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getBalance from './getBalance.operation';
+
+export { getBalance };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['billing'] } },
+		options: [
+			{
+				name: 'Get Balance',
+				value: 'getBalance',
+				description: 'Get the available credit, minutes and rate per minute',
+				action: 'Get the balance',
+			},
+		],
+		default: 'getBalance',
+	},
+	...getBalance.description,
+];

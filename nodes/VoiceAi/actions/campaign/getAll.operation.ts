@@ -1,0 +1,58 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	additionalQueryParameters,
+	extraQuery,
+	listLimits,
+	returnAllOrLimit,
+} from '../../../shared/descriptions';
+import { apiRequestAllItems, path } from '../../../shared/transport';
+import { campaignStatusOptions, sortOption } from '../common';
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit(),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'in_progress',
+				description: 'Only campaigns in this status',
+				options: campaignStatusOptions,
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [sortOption, additionalQueryParameters],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['campaign'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = { ...extraQuery.call(this, options, itemIndex) };
+	if (filters.status) qs.status = filters.status;
+	if (options.sort) qs.sort = options.sort;
+	return await apiRequestAllItems.call(this, path`/voice/campaigns`, {
+		...listLimits.call(this, itemIndex),
+		qs,
+		errorContext: { itemIndex },
+	});
+}

@@ -1,0 +1,46 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	additionalQueryParameters,
+	extraQuery,
+	listLimits,
+	returnAllOrLimit,
+} from '../../../shared/descriptions';
+import { apiRequestAllItems, path } from '../../../shared/transport';
+import { requireId } from '../../../shared/validation';
+import { campaignLocator } from '../common';
+
+const properties: INodeProperties[] = [
+	campaignLocator,
+	...returnAllOrLimit(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalQueryParameters],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['campaign'], operation: ['getData'] } },
+	properties,
+);
+
+/** One output item per number called by the campaign, with its result. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const id = requireId(
+		this.getNode(),
+		this.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
+		'Campaign',
+		itemIndex,
+	);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return await apiRequestAllItems.call(this, path`/voice/campaigns/${id}/data`, {
+		...listLimits.call(this, itemIndex),
+		qs: extraQuery.call(this, options, itemIndex),
+		errorContext: { resource: 'Campaign', id, itemIndex },
+	});
+}

@@ -1,0 +1,95 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Agent picker: from a searchable list, or an ID typed or mapped from an earlier node. */
+export const agentLocator: INodeProperties = {
+	displayName: 'Agent',
+	name: 'agentId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The voice agent',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchAgents', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. agt_8f2k1',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '^[^/?#\\\\]+$',
+						errorMessage: 'An ID cannot contain /, \\, ? or #',
+					},
+				},
+			],
+		},
+	],
+};
+
+/** Campaign picker: newest first from a searchable list, or by ID. */
+export const campaignLocator: INodeProperties = {
+	displayName: 'Campaign',
+	name: 'campaignId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The mass-call campaign',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchCampaigns', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. cmp_3k9d2',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '^[^/?#\\\\]+$',
+						errorMessage: 'An ID cannot contain /, \\, ? or #',
+					},
+				},
+			],
+		},
+	],
+};
+
+export const sortOption: INodeProperties = {
+	displayName: 'Sort Order',
+	name: 'sort',
+	type: 'options',
+	default: 'desc',
+	description: 'Order by creation time',
+	options: [
+		{ name: 'Newest First', value: 'desc' },
+		{ name: 'Oldest First', value: 'asc' },
+	],
+};
+
+export const CAMPAIGN_STATUSES = [
+	'pending',
+	'in_progress',
+	'completed',
+	'cancelled',
+	'failed',
+] as const;
+
+export const campaignStatusOptions = [
+	{ name: 'Pending', value: 'pending' },
+	{ name: 'In Progress', value: 'in_progress' },
+	{ name: 'Completed', value: 'completed' },
+	{ name: 'Cancelled', value: 'cancelled' },
+	{ name: 'Failed', value: 'failed' },
+];

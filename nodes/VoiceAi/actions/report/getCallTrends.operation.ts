@@ -1,0 +1,88 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { additionalQueryParameters, extraQuery } from '../../../shared/descriptions';
+import { apiRequest, path } from '../../../shared/transport';
+import { requireDate } from '../../../shared/validation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'From',
+		name: 'from',
+		type: 'dateTime',
+		default: '={{ $now.minus({ days: 30 }).toISODate() }}',
+		required: true,
+		description: 'First day of the period',
+	},
+	{
+		displayName: 'To',
+		name: 'to',
+		type: 'dateTime',
+		default: '={{ $now.toISODate() }}',
+		required: true,
+		description: 'Last day of the period',
+	},
+	{
+		displayName: 'Granularity',
+		name: 'granularity',
+		type: 'options',
+		default: 'day',
+		options: [
+			{ name: 'Day', value: 'day' },
+			{ name: 'Week', value: 'week' },
+			{ name: 'Month', value: 'month' },
+		],
+		description: 'Length of each period in the answer',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Split Into Items',
+				name: 'splitIntoItems',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to output one item per period instead of one item with the whole answer',
+			},
+			additionalQueryParameters,
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['report'], operation: ['getCallTrends'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<IDataObject | IDataObject[]> {
+	const node = this.getNode();
+	const from = requireDate(node, this.getNodeParameter('from', itemIndex), 'From', itemIndex);
+	const to = requireDate(node, this.getNodeParameter('to', itemIndex), 'To', itemIndex);
+	if (Date.parse(from) > Date.parse(to)) {
+		throw new NodeOperationError(node, `From (${from}) is after To (${to})`, {
+			itemIndex,
+			description: 'Swap the two dates.',
+		});
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const response = (await apiRequest.call(this, 'GET', path`/voice/reports/trends`, {
+		qs: {
+			from,
+			to,
+			granularity: this.getNodeParameter('granularity', itemIndex) as string,
+			...extraQuery.call(this, options, itemIndex),
+		},
+		errorContext: { itemIndex },
+	})) as IDataObject;
+	const periods = response?.items;
+	if (options.splitIntoItems !== false && Array.isArray(periods)) return periods as IDataObject[];
+	return response;
+}

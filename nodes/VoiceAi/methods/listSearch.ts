@@ -1,0 +1,67 @@
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { apiRequest, MAX_PAGE_SIZE, path, toListPage } from '../../shared/transport';
+
+/**
+ * One page of a list for a resource locator. The API has no name filter, so the filter applies
+ * to the page fetched; n8n asks for the next page with the token as the user scrolls.
+ */
+async function searchPage(
+	context: ILoadOptionsFunctions,
+	endpoint: string,
+	label: (record: IDataObject) => string,
+	filter?: string,
+	paginationToken?: unknown,
+): Promise<INodeListSearchResult> {
+	const page = Number(paginationToken ?? 1) || 1;
+	const response = await apiRequest.call(context, 'GET', endpoint, {
+		qs: { page, limit: MAX_PAGE_SIZE, sort: 'desc' },
+	});
+	const { items, totalPages } = toListPage(response);
+	const needle = (filter ?? '').trim().toLowerCase();
+	const results = items
+		.filter(
+			(record) =>
+				!needle ||
+				String(record.name ?? '')
+					.toLowerCase()
+					.includes(needle) ||
+				String(record.id ?? '')
+					.toLowerCase()
+					.includes(needle),
+		)
+		.map((record) => ({ name: label(record), value: String(record.id) }));
+	return {
+		results,
+		paginationToken: totalPages !== undefined && page < totalPages ? String(page + 1) : undefined,
+	};
+}
+
+export async function searchAgents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchPage(
+		this,
+		path`/voice/agents`,
+		(agent) =>
+			`${String(agent.name ?? agent.id)} (${String(agent.call_type ?? '')}, ${String(agent.status ?? '')})`,
+		filter,
+		paginationToken,
+	);
+}
+
+export async function searchCampaigns(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchPage(
+		this,
+		path`/voice/campaigns`,
+		(campaign) => `${String(campaign.name ?? campaign.id)} (${String(campaign.status ?? '')})`,
+		filter,
+		paginationToken,
+	);
+}

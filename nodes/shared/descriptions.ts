@@ -1,0 +1,69 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { queryFromParameters } from './validation';
+
+/** Return All + Limit, as every n8n list operation offers them. */
+export function returnAllOrLimit(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+/** An "Additional Query Parameters" option for list operations, to follow the real API where it differs. */
+export const additionalQueryParameters: INodeProperties = {
+	displayName: 'Additional Query Parameters',
+	name: 'queryParameters',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	placeholder: 'Add Parameter',
+	default: {},
+	description: 'Extra query parameters sent as they are, for API options this node does not list',
+	options: [
+		{
+			displayName: 'Parameter',
+			name: 'parameter',
+			values: [
+				{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+				{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+			],
+		},
+	],
+};
+
+/** The rows of an "Additional Query Parameters" option found inside a collection parameter. */
+export function extraQuery(
+	this: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+): IDataObject {
+	const rows = (
+		options.queryParameters as { parameter?: Array<{ name?: string; value?: unknown }> } | undefined
+	)?.parameter;
+	return queryFromParameters(this.getNode(), rows, itemIndex);
+}
+
+/** Return All / Limit as the transport wants them. */
+export function listLimits(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): { returnAll: boolean; limit?: number } {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	return returnAll
+		? { returnAll }
+		: { returnAll, limit: this.getNodeParameter('limit', itemIndex, 50) as number };
+}

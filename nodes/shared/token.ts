@@ -1,0 +1,173 @@
+import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import { normalizeBaseUrl } from './baseUrl';
+
+export const EXCHANGE_ENDPOINT = '/api/v1/auth/token';
+
+type HttpRequest = (options: IHttpRequestOptions) => Promise<unknown>;
+
+interface FullResponse {
+	statusCode: number;
+	headers?: Record<string, unknown>;
+	body?: unknown;
+}
+
+/** Raised when the client id and secret cannot be exchanged; the message holds no secret. */
+export class TokenExchangeError extends Error {
+	constructor(
+		message: string,
+		readonly statusCode?: number,
+	) {
+		super(message);
+		this.name = 'TokenExchangeError';
+	}
+}
+
+/** The server's own words from an error body of any shape, or '' when it said nothing usable. */
+export function serverMessage(body: unknown): string {
+	if (body === undefined || body === null) return '';
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (!text) return '';
+		try {
+			return serverMessage(JSON.parse(text));
+		} catch {
+			return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+		}
+	}
+	if (Buffer.isBuffer(body)) return serverMessage(body.toString('utf8'));
+	if (Array.isArray(body))
+		return body
+			.map((part) => serverMessage(part))
+			.filter(Boolean)
+			.join('; ');
+	if (typeof body === 'object') {
+		const record = body as Record<string, unknown>;
+		for (const key of ['message', 'error_description', 'detail', 'error']) {
+			const found = serverMessage(record[key]);
+			if (found) return found;
+		}
+		return '';
+	}
+	return String(body);
+}
+
+/** Seconds until expiry: the JWT's `exp` claim wins over `expires_in` (read, never verified). */
+export function tokenLifetimeSeconds(
+	accessToken: string,
+	expiresIn: unknown,
+	now = Date.now(),
+): number | undefined {
+	const payload = accessToken.split('.')[1];
+	if (payload) {
+		try {
+			const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+				exp?: unknown;
+			};
+			if (typeof claims.exp === 'number' && Number.isFinite(claims.exp)) {
+				return Math.max(0, Math.floor(claims.exp - now / 1000));
+			}
+		} catch {
+			// Not a JWT with a readable payload: fall back to expires_in below.
+		}
+	}
+	const seconds = Number(expiresIn);
+	return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+}
+
+function networkErrorCode(error: unknown): string {
+	const record = (error ?? {}) as { code?: unknown; cause?: { code?: unknown }; message?: unknown };
+	const code = record.code ?? record.cause?.code;
+	return typeof code === 'string' ? code : 'no answer';
+}
+
+/**
+ * Exchanges the client id and secret for an access token at POST /api/v1/auth/token.
+ * Every failure becomes a TokenExchangeError with a plain message: the request body (with the
+ * secret) and the answer (with a token) never travel inside an error.
+ */
+export async function exchangeClientCredentials(
+	request: HttpRequest,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<{ accessToken: string; expiresInSeconds?: number; scope?: string }> {
+	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
+	const clientId = String(credentials.clientId ?? '').trim();
+	const clientSecret = String(credentials.clientSecret ?? '');
+	if (!/^https?:\/\/[^\s/]+/i.test(baseUrl)) {
+		throw new TokenExchangeError(
+			`The credential's Base URL "${baseUrl}" is not an http(s) address. Use e.g. https://api.example.com.`,
+		);
+	}
+	if (!clientId) throw new TokenExchangeError("The credential's Client ID is empty.");
+	if (!clientSecret) throw new TokenExchangeError("The credential's Client Secret is empty.");
+
+	let response: FullResponse | undefined;
+	let unreachable: string | undefined;
+	try {
+		response = (await request({
+			method: 'POST',
+			url: `${baseUrl}${EXCHANGE_ENDPOINT}`,
+			body: { client_id: clientId, client_secret: clientSecret },
+			headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+		})) as FullResponse;
+	} catch (error) {
+		// Only the error code is kept: the error itself carries the request body with the secret.
+		unreachable = networkErrorCode(error);
+	}
+	if (response === undefined) {
+		throw new TokenExchangeError(
+			`Could not reach the API at ${baseUrl} to get an access token (${unreachable ?? 'no answer'}). Check the credential's Base URL.`,
+		);
+	}
+
+	const status = Number(response.statusCode);
+	const said = serverMessage(response.body);
+	const suffix = said ? ` The server said: ${said}` : '';
+	if (status === 401 || status === 400 || status === 403) {
+		throw new TokenExchangeError(
+			`The API rejected the Client ID or Client Secret (HTTP ${status}). Check both values in the credential.${suffix}`,
+			status,
+		);
+	}
+	if (status === 429) {
+		const retryAfter = response.headers?.['retry-after'];
+		throw new TokenExchangeError(
+			`The token endpoint allows 10 requests a minute and that limit is reached${
+				retryAfter ? `; try again in ${String(retryAfter)} s` : ''
+			}. Tokens are reused across executions, so this usually means several credentials or n8n instances share one client.`,
+			status,
+		);
+	}
+	if (status < 200 || status >= 300) {
+		throw new TokenExchangeError(
+			`The token endpoint at ${baseUrl} answered HTTP ${status}.${suffix}`,
+			status,
+		);
+	}
+	const body = (typeof response.body === 'string' ? safeJson(response.body) : response.body) as
+		| { access_token?: unknown; expires_in?: unknown; scope?: unknown }
+		| undefined;
+	const accessToken = body?.access_token;
+	if (typeof accessToken !== 'string' || accessToken === '') {
+		throw new TokenExchangeError(
+			`The token endpoint at ${baseUrl} answered without an access_token. Is the Base URL the Integration API's address?`,
+			status,
+		);
+	}
+	return {
+		accessToken,
+		expiresInSeconds: tokenLifetimeSeconds(accessToken, body?.expires_in),
+		scope: typeof body?.scope === 'string' ? body.scope : undefined,
+	};
+}
+
+function safeJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+}
