@@ -95,10 +95,14 @@ export function requestFailedError(
 		: `${where}${failure.status ? ` answered HTTP ${failure.status}` : ' failed'}`;
 	const response: JsonObject = { message, description };
 	if (failure.status !== undefined) response.httpCode = String(failure.status);
-	return new NodeApiError(node, response, {
+	const error = new NodeApiError(node, response, {
 		message,
 		description,
 		httpCode: failure.status !== undefined ? String(failure.status) : undefined,
 		itemIndex: context.itemIndex,
 	});
+	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
+	// one; ours already says what happened and where, so it is kept.
+	error.message = message;
+	return error;
 }

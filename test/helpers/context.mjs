@@ -1,0 +1,166 @@
+// Test doubles for n8n's execution contexts. The HTTP layer mirrors what n8n-core does in
+// httpRequestWithAuthentication (preAuthentication when the token is empty, one refresh and
+// resend on 401, errors wrapped in NodeApiError), so nodes meet the same behaviour as in n8n.
+import { NodeApiError } from './n8n.mjs';
+
+import { VoiceMessagingApi } from '../../credentials/VoiceMessagingApi.credentials.ts';
+
+export const TEST_NODE = {
+	id: 'node-1',
+	name: 'Test Node',
+	type: 'n8n-nodes-voice-messaging.test',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/** An axios-like error, the shape n8n's request helpers throw for an HTTP error answer. */
+export function httpError(status, data, headers = {}) {
+	const error = new Error(`Request failed with status code ${status}`);
+	error.name = 'AxiosError';
+	error.response = { status, data, headers };
+	error.config = { headers: { Authorization: 'Bearer must-never-leak' } };
+	return error;
+}
+
+/** A network failure as n8n's request helpers throw it. */
+export function networkError(code = 'ECONNREFUSED') {
+	const error = new Error(`connect ${code} 127.0.0.1:9`);
+	error.code = code;
+	return error;
+}
+
+function buildUrl(options) {
+	const base = (options.baseURL ?? '').replace(/\/+$/, '');
+	const url = new URL(/^https?:/.test(options.url) ? options.url : `${base}${options.url}`);
+	for (const [key, value] of Object.entries(options.qs ?? {})) {
+		if (value !== undefined) url.searchParams.set(key, String(value));
+	}
+	return url;
+}
+
+/** n8n's httpRequest over real HTTP with fetch: json bodies, qs, returnFullResponse, ignoreHttpStatusErrors. */
+export async function fetchHttpRequest(options) {
+	const url = buildUrl(options);
+	const headers = { ...(options.headers ?? {}) };
+	let body = options.body;
+	const isBinary = Buffer.isBuffer(body) || body instanceof FormData || body instanceof Blob;
+	if (body !== undefined && !isBinary && typeof body !== 'string') {
+		body = JSON.stringify(body);
+		if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+			headers['Content-Type'] = 'application/json';
+		}
+	}
+	const response = await fetch(url, { method: options.method ?? 'GET', headers, body });
+	const text = await response.text();
+	let data = text;
+	try {
+		data = text ? JSON.parse(text) : '';
+	} catch {
+		// not JSON: keep the text, as n8n does
+	}
+	const responseHeaders = Object.fromEntries(response.headers.entries());
+	if (!response.ok && !options.ignoreHttpStatusErrors) {
+		throw httpError(response.status, data, responseHeaders);
+	}
+	return options.returnFullResponse
+		? { body: data, headers: responseHeaders, statusCode: response.status, statusMessage: response.statusText }
+		: data;
+}
+
+/**
+ * A credential store plus n8n's authenticated request flow. `store.data` is the credential as n8n
+ * keeps it (the token lands in `accessToken`), `store.preAuthCalls` counts token exchanges.
+ */
+export function createAuthenticatedHttp({ credentials, httpRequest = fetchHttpRequest, node = TEST_NODE }) {
+	const credentialType = new VoiceMessagingApi();
+	const store = { data: { accessToken: '', ...credentials }, preAuthCalls: 0, requests: [] };
+	const preAuthenticate = async () => {
+		store.preAuthCalls++;
+		const output = await credentialType.preAuthentication.call({ helpers: { httpRequest } }, store.data);
+		Object.assign(store.data, output);
+	};
+	const send = async (options) => {
+		const authorized = {
+			...options,
+			headers: { ...(options.headers ?? {}), Authorization: `Bearer ${store.data.accessToken}` },
+		};
+		store.requests.push(authorized);
+		return await httpRequest(authorized);
+	};
+	async function httpRequestWithAuthentication(type, options) {
+		if (type !== credentialType.name) throw new Error(`unexpected credential type ${type}`);
+		try {
+			if (store.data.accessToken === '') await preAuthenticate();
+			return await send(options);
+		} catch (error) {
+			if (error.response?.status === 401) {
+				try {
+					await preAuthenticate();
+					return await send(options);
+				} catch (retryError) {
+					throw new NodeApiError(node, retryError);
+				}
+			}
+			throw new NodeApiError(node, error);
+		}
+	}
+	return { store, httpRequestWithAuthentication };
+}
+
+function resolveParameter(params, name, itemIndex, fallback, options) {
+	const source = typeof params === 'function' ? params(itemIndex) : params;
+	let value = Object.prototype.hasOwnProperty.call(source, name) ? source[name] : fallback;
+	if (value === undefined) throw new Error(`Could not get parameter "${name}"`);
+	if (options?.extractValue && value && typeof value === 'object' && value.__rl) value = value.value;
+	return value;
+}
+
+/**
+ * An IExecuteFunctions double. `params` is an object or `(itemIndex) => object`; `http` is the
+ * authenticated request function (createAuthenticatedHttp(...).httpRequestWithAuthentication).
+ */
+export function createExecuteContext({
+	params,
+	items = [{ json: {} }],
+	credentials = { baseUrl: 'http://127.0.0.1:9' },
+	http,
+	continueOnFail = false,
+	node = TEST_NODE,
+	binary = {},
+}) {
+	return {
+		getInputData: () => items,
+		getNode: () => node,
+		getNodeParameter: (name, itemIndex, fallback, options) =>
+			resolveParameter(params, name, itemIndex, fallback, options),
+		getCredentials: async () => credentials,
+		continueOnFail: () => continueOnFail,
+		logger: { debug() {}, info() {}, warn() {}, error() {} },
+		helpers: {
+			httpRequestWithAuthentication: http,
+			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
+			constructExecutionMetaData: (inputData, { itemData }) =>
+				inputData.map((entry) => ({ ...entry, pairedItem: itemData })),
+			assertBinaryData: (itemIndex, property) => {
+				const data = items[itemIndex]?.binary?.[property];
+				if (!data) throw new Error(`This operation expects the node's input data to contain a binary file '${property}', but none was found [item ${itemIndex}]`);
+				return data;
+			},
+			getBinaryDataBuffer: async (itemIndex, property) => {
+				const data = items[itemIndex].binary[property];
+				return binary[property] ?? Buffer.from(data.data, 'base64');
+			},
+		},
+	};
+}
+
+/** A load-options context (resource locator searches). */
+export function createLoadOptionsContext({ credentials, http, node = TEST_NODE }) {
+	return {
+		getNode: () => node,
+		getCredentials: async () => credentials,
+		getCurrentNodeParameter: () => undefined,
+		helpers: { httpRequestWithAuthentication: http },
+	};
+}

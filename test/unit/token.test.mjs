@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { VoiceMessagingApi } from '../../credentials/VoiceMessagingApi.credentials.ts';
+import { normalizeBaseUrl } from '../../nodes/shared/baseUrl.ts';
+import {
+	exchangeClientCredentials,
+	serverMessage,
+	tokenLifetimeSeconds,
+} from '../../nodes/shared/token.ts';
+
+const SECRET = 'super-secret-value-123';
+
+function jwt(payload) {
+	const part = (object) => Buffer.from(JSON.stringify(object)).toString('base64url');
+	return `${part({ alg: 'HS256', typ: 'JWT' })}.${part(payload)}.signature`;
+}
+
+function answer(statusCode, body, headers = {}) {
+	const calls = [];
+	const request = async (options) => {
+		calls.push(options);
+		return { statusCode, body, headers };
+	};
+	return { request, calls };
+}
+
+describe('normalizeBaseUrl', () => {
+	it('drops spaces, trailing slashes and a pasted /api/v1', () => {
+		assert.equal(normalizeBaseUrl(' https://api.example.com/ '), 'https://api.example.com');
+		assert.equal(normalizeBaseUrl('https://api.example.com/api/v1/'), 'https://api.example.com');
+		assert.equal(normalizeBaseUrl('http://127.0.0.1:4010//'), 'http://127.0.0.1:4010');
+		assert.equal(normalizeBaseUrl('https://h/prefix'), 'https://h/prefix');
+	});
+});
+
+describe('exchangeClientCredentials', () => {
+	const credentials = { baseUrl: 'https://api.example.com/', clientId: ' my-client ', clientSecret: SECRET };
+
+	it('posts client_id and client_secret as JSON to /api/v1/auth/token', async () => {
+		const token = jwt({ sub: 'my-client', exp: Math.floor(Date.now() / 1000) + 600 });
+		const { request, calls } = answer(200, { access_token: token, expires_in: 3600, token_type: 'Bearer', scope: 'voicebot messenger' });
+		const result = await exchangeClientCredentials(request, credentials);
+		assert.equal(calls.length, 1);
+		assert.equal(calls[0].method, 'POST');
+		assert.equal(calls[0].url, 'https://api.example.com/api/v1/auth/token');
+		assert.deepEqual(calls[0].body, { client_id: 'my-client', client_secret: SECRET });
+		assert.equal(calls[0].json, true);
+		assert.equal(result.accessToken, token);
+		assert.equal(result.scope, 'voicebot messenger');
+		// exp (10 minutes) wins over expires_in (an hour)
+		assert.ok(result.expiresInSeconds <= 600 && result.expiresInSeconds >= 598, String(result.expiresInSeconds));
+	});
+
+	it('the credential stores the token in its expirable field', async () => {
+		const credential = new VoiceMessagingApi();
+		const expirable = credential.properties.find((p) => p.typeOptions?.expirable);
+		assert.equal(expirable?.type, 'hidden');
+		const { request } = answer(200, { access_token: 'opaque-token', expires_in: 60 });
+		const output = await credential.preAuthentication.call({ helpers: { httpRequest: request } }, credentials);
+		assert.deepEqual(output, { [expirable.name]: 'opaque-token' });
+		assert.deepEqual(credential.authenticate.properties.headers, {
+			Authorization: `=Bearer {{$credentials.${expirable.name}}}`,
+		});
+	});
+
+	for (const status of [400, 401, 403]) {
+		it(`a ${status} says the client id or secret is wrong, without the secret`, async () => {
+			const { request } = answer(status, { statusCode: status, message: 'Invalid client credentials' });
+			await assert.rejects(exchangeClientCredentials(request, credentials), (error) => {
+				assert.match(error.message, /Client ID or Client Secret/);
+				assert.match(error.message, /Invalid client credentials/);
+				assert.ok(!error.message.includes(SECRET));
+				return true;
+			});
+		});
+	}
+
+	it('a 429 explains the token endpoint limit and the wait', async () => {
+		const { request } = answer(429, { message: 'Too Many Requests' }, { 'retry-after': '42' });
+		await assert.rejects(exchangeClientCredentials(request, credentials), /10 requests a minute.*42 s/);
+	});
+
+	it('an unreachable URL names the address and the network error only', async () => {
+		const request = async (options) => {
+			const error = new Error(`connect ECONNREFUSED; body was ${JSON.stringify(options.body)}`);
+			error.code = 'ECONNREFUSED';
+			error.config = { data: JSON.stringify(options.body) };
+			throw error;
+		};
+		await assert.rejects(exchangeClientCredentials(request, credentials), (error) => {
+			assert.match(error.message, /Could not reach the API at https:\/\/api\.example\.com .*ECONNREFUSED/);
+			assert.ok(!error.message.includes(SECRET));
+			assert.equal(error.cause, undefined);
+			return true;
+		});
+	});
+
+	it('an answer without access_token is an error, not an empty token', async () => {
+		const { request } = answer(200, '<html>login page</html>');
+		await assert.rejects(exchangeClientCredentials(request, credentials), /without an access_token/);
+	});
+
+	it('refuses a base URL that is not http(s), and empty fields, before any request', async () => {
+		const { request, calls } = answer(200, { access_token: 'x' });
+		await assert.rejects(exchangeClientCredentials(request, { ...credentials, baseUrl: 'api.example.com' }), /Base URL/);
+		await assert.rejects(exchangeClientCredentials(request, { ...credentials, clientId: '  ' }), /Client ID is empty/);
+		await assert.rejects(exchangeClientCredentials(request, { ...credentials, clientSecret: '' }), /Client Secret is empty/);
+		assert.equal(calls.length, 0);
+	});
+});
+
+describe('tokenLifetimeSeconds', () => {
+	it('reads exp from a JWT and falls back to expires_in for opaque tokens', () => {
+		const now = Date.UTC(2026, 0, 1);
+		const token = jwt({ exp: now / 1000 + 120 });
+		assert.equal(tokenLifetimeSeconds(token, 3600, now), 120);
+		assert.equal(tokenLifetimeSeconds('opaque', 3600, now), 3600);
+		assert.equal(tokenLifetimeSeconds('a.!!!.c', '900', now), 900);
+		assert.equal(tokenLifetimeSeconds('opaque', undefined, now), undefined);
+	});
+});
+
+describe('serverMessage', () => {
+	it('finds the message in any body shape', () => {
+		assert.equal(serverMessage({ statusCode: 404, message: 'Agent not found', error: 'Not Found' }), 'Agent not found');
+		assert.equal(serverMessage({ message: ['phone must be E.164', 'type is invalid'] }), 'phone must be E.164; type is invalid');
+		assert.equal(serverMessage('{"message":"from text"}'), 'from text');
+		assert.equal(serverMessage('Bad Gateway'), 'Bad Gateway');
+		assert.equal(serverMessage(''), '');
+		assert.equal(serverMessage(undefined), '');
+		assert.equal(serverMessage({ error: { message: 'nested' } }), 'nested');
+		assert.equal(serverMessage(Buffer.from('buffered')), 'buffered');
+		assert.equal(serverMessage('x'.repeat(400)).length, 301);
+	});
+});
