@@ -87,7 +87,10 @@ export function createRandom(seed) {
 		/** @param {number} length */
 		hex: (length) => {
 			let out = '';
-			while (out.length < length) out += Math.floor(next() * 4294967296).toString(16).padStart(8, '0');
+			while (out.length < length)
+				out += Math.floor(next() * 4294967296)
+					.toString(16)
+					.padStart(8, '0');
 			return out.slice(0, length);
 		},
 		/** @template T @param {T[]} items in place */
@@ -124,28 +127,105 @@ export function createIdFactory(random) {
 export const iso = (ms) => new Date(ms).toISOString();
 
 const FIRST_NAMES = [
-	'Lucia', 'Mateo', 'Sofia', 'Hugo', 'Martina', 'Daniel', 'Valeria', 'Pablo', 'Julia', 'Alvaro',
-	'Emma', 'Liam', 'Olivia', 'Noah', 'Ava', 'Lucas', 'Mia', 'Leo', 'Chloe', 'Adam',
+	'Lucia',
+	'Mateo',
+	'Sofia',
+	'Hugo',
+	'Martina',
+	'Daniel',
+	'Valeria',
+	'Pablo',
+	'Julia',
+	'Alvaro',
+	'Emma',
+	'Liam',
+	'Olivia',
+	'Noah',
+	'Ava',
+	'Lucas',
+	'Mia',
+	'Leo',
+	'Chloe',
+	'Adam',
 ];
 const LAST_NAMES = [
-	'Garcia', 'Martinez', 'Lopez', 'Sanchez', 'Perez', 'Gomez', 'Fernandez', 'Ruiz', 'Diaz', 'Moreno',
-	'Smith', 'Johnson', 'Brown', 'Taylor', 'Wilson', 'Davies', 'Evans', 'Walker', 'Wright', 'Hall',
+	'Garcia',
+	'Martinez',
+	'Lopez',
+	'Sanchez',
+	'Perez',
+	'Gomez',
+	'Fernandez',
+	'Ruiz',
+	'Diaz',
+	'Moreno',
+	'Smith',
+	'Johnson',
+	'Brown',
+	'Taylor',
+	'Wilson',
+	'Davies',
+	'Evans',
+	'Walker',
+	'Wright',
+	'Hall',
 ];
 const AGENT_PURPOSES = [
-	'Sales', 'Support', 'Collections', 'Appointments', 'Surveys', 'Onboarding', 'Renewals', 'Reception',
+	'Sales',
+	'Support',
+	'Collections',
+	'Appointments',
+	'Surveys',
+	'Onboarding',
+	'Renewals',
+	'Reception',
 ];
 const PROVIDERS = ['openai', 'elevenlabs', 'google', 'azure', 'deepgram'];
 const CAMPAIGN_TOPICS = [
-	'Renewal reminders', 'Payment follow-up', 'Satisfaction survey', 'Appointment confirmation',
-	'Product launch', 'Win-back offer', 'Event invitation', 'Lead qualification', 'Delivery notice',
-	'Policy update', 'Webinar reminder', 'Upsell premium plan',
+	'Renewal reminders',
+	'Payment follow-up',
+	'Satisfaction survey',
+	'Appointment confirmation',
+	'Product launch',
+	'Win-back offer',
+	'Event invitation',
+	'Lead qualification',
+	'Delivery notice',
+	'Policy update',
+	'Webinar reminder',
+	'Upsell premium plan',
 ];
 const MONTHS = [
-	'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
-	'November', 'December',
+	'January',
+	'February',
+	'March',
+	'April',
+	'May',
+	'June',
+	'July',
+	'August',
+	'September',
+	'October',
+	'November',
+	'December',
 ];
-const CALL_RESULTS = ['interested', 'not_interested', 'callback_requested', 'appointment_booked', 'voicemail'];
-const CITIES = ['Madrid', 'Barcelona', 'Valencia', 'Sevilla', 'London', 'Manchester', 'New York', 'Austin'];
+const CALL_RESULTS = [
+	'interested',
+	'not_interested',
+	'callback_requested',
+	'appointment_booked',
+	'voicemail',
+];
+const CITIES = [
+	'Madrid',
+	'Barcelona',
+	'Valencia',
+	'Sevilla',
+	'London',
+	'Manchester',
+	'New York',
+	'Austin',
+];
 const PLANS = ['free', 'pro', 'enterprise'];
 const INBOUND_TEXTS = [
 	'Hi, I have a question about my order.',
@@ -168,7 +248,11 @@ const OUTBOUND_TEXTS = [
 ];
 
 /** @param {string} text */
-const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text) =>
+	text
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/g, '-')
+		.replace(/^-|-$/g, '');
 
 /**
  * Timestamps strictly increasing across `count` slots between `startMs` and `endMs`.
@@ -214,11 +298,32 @@ export function generateCampaignData(campaign, seed) {
 		if (i < done) {
 			records.push(finishedCall(random, phoneNumber, calledAt));
 		} else if (i < done + calling) {
-			records.push({ phoneNumber, status: 'calling', attempts: 1, durationSeconds: 0, result: null, calledAt });
+			records.push({
+				phoneNumber,
+				status: 'calling',
+				attempts: 1,
+				durationSeconds: 0,
+				result: null,
+				calledAt,
+			});
 		} else if (campaign.status === 'failed') {
-			records.push({ phoneNumber, status: 'failed', attempts: 0, durationSeconds: 0, result: 'campaign_failed', calledAt: null });
+			records.push({
+				phoneNumber,
+				status: 'failed',
+				attempts: 0,
+				durationSeconds: 0,
+				result: 'campaign_failed',
+				calledAt: null,
+			});
 		} else {
-			records.push({ phoneNumber, status: 'pending', attempts: 0, durationSeconds: 0, result: null, calledAt: null });
+			records.push({
+				phoneNumber,
+				status: 'pending',
+				attempts: 0,
+				durationSeconds: 0,
+				result: null,
+				calledAt: null,
+			});
 		}
 	}
 	return records;
@@ -336,7 +441,12 @@ export function createSeedState(options, newId, findCampaign) {
 
 	/** @type {Agent[]} */
 	const agents = new Array(agentCount);
-	const agentTimes = spreadTimes(random, agentCount, SEED_EPOCH_MS - 400 * DAY_MS, SEED_EPOCH_MS - DAY_MS);
+	const agentTimes = spreadTimes(
+		random,
+		agentCount,
+		SEED_EPOCH_MS - 400 * DAY_MS,
+		SEED_EPOCH_MS - DAY_MS,
+	);
 	for (let i = 0; i < agentCount; i++) {
 		/** @type {Agent} */
 		const agent = {
@@ -357,10 +467,17 @@ export function createSeedState(options, newId, findCampaign) {
 	const dids = Array.from({ length: 3 }, () => `+3491${random.digits(7)}`);
 	/** @type {Campaign[]} */
 	const campaigns = new Array(campaignCount);
-	const campaignTimes = spreadTimes(random, campaignCount, SEED_EPOCH_MS - 365 * DAY_MS, SEED_EPOCH_MS - 3_600_000);
+	const campaignTimes = spreadTimes(
+		random,
+		campaignCount,
+		SEED_EPOCH_MS - 365 * DAY_MS,
+		SEED_EPOCH_MS - 3_600_000,
+	);
 	const finalCount = campaignCount - activeCount;
 	// The newest final campaigns show one of each final status, so page 1 shows the variety.
-	const newestFinal = random.shuffle(/** @type {CampaignStatus[]} */ (['completed', 'failed', 'cancelled']));
+	const newestFinal = random.shuffle(
+		/** @type {CampaignStatus[]} */ (['completed', 'failed', 'cancelled']),
+	);
 	for (let i = 0; i < campaignCount; i++) {
 		const createdMs = campaignTimes[i];
 		const created = new Date(createdMs);
@@ -371,8 +488,10 @@ export function createSeedState(options, newId, findCampaign) {
 		let status;
 		let updatedMs = createdMs;
 		if (i >= finalCount) {
-			status = random.chance(0.5) ? 'pending' : 'in_progress';
-			if (status === 'in_progress') updatedMs = Math.min(createdMs + random.int(1, 50) * 60_000, SEED_EPOCH_MS);
+			// Older active campaigns are running, the newest are still waiting.
+			status = i - finalCount < Math.floor(activeCount / 2) ? 'in_progress' : 'pending';
+			if (status === 'in_progress')
+				updatedMs = Math.min(createdMs + random.int(1, 50) * 60_000, SEED_EPOCH_MS);
 		} else {
 			const fromNewest = finalCount - 1 - i;
 			if (fromNewest < newestFinal.length) status = newestFinal[fromNewest];
@@ -380,7 +499,10 @@ export function createSeedState(options, newId, findCampaign) {
 				const roll = random.next();
 				status = roll < 0.6 ? 'completed' : roll < 0.8 ? 'failed' : 'cancelled';
 			}
-			updatedMs = Math.min(Math.max(startMs, createdMs) + random.int(1, 72) * 3_600_000, SEED_EPOCH_MS);
+			updatedMs = Math.min(
+				Math.max(startMs, createdMs) + random.int(1, 72) * 3_600_000,
+				SEED_EPOCH_MS,
+			);
 		}
 		campaigns[i] = {
 			id: newId('cmp'),
@@ -400,12 +522,22 @@ export function createSeedState(options, newId, findCampaign) {
 	const whatsappNumbers = [
 		{ id: newId('wan'), phone: `+3491${random.digits(7)}`, name: 'Main line', status: 'connected' },
 		{ id: newId('wan'), phone: `+3491${random.digits(7)}`, name: 'Support', status: 'connected' },
-		{ id: newId('wan'), phone: `+4420${random.digits(8)}`, name: 'Marketing UK', status: 'disconnected' },
+		{
+			id: newId('wan'),
+			phone: `+4420${random.digits(8)}`,
+			name: 'Marketing UK',
+			status: 'disconnected',
+		},
 	];
 
 	/** @type {Contact[]} */
 	const contacts = [];
-	const contactTimes = spreadTimes(random, 12, SEED_EPOCH_MS - 120 * DAY_MS, SEED_EPOCH_MS - 30 * DAY_MS);
+	const contactTimes = spreadTimes(
+		random,
+		12,
+		SEED_EPOCH_MS - 120 * DAY_MS,
+		SEED_EPOCH_MS - 30 * DAY_MS,
+	);
 	const phones = new Set();
 	for (let i = 0; i < 12; i++) {
 		const first = FIRST_NAMES[(i * 7) % FIRST_NAMES.length];
@@ -445,7 +577,12 @@ export function createSeedState(options, newId, findCampaign) {
 		};
 		// Chat 0 has enough history for three pages at the default limit of 10.
 		const count = c === 0 ? 25 : random.int(3, 12);
-		const times = spreadTimes(random, count, SEED_EPOCH_MS - 25 * DAY_MS + c * DAY_MS, SEED_EPOCH_MS - (8 - c) * 3_600_000);
+		const times = spreadTimes(
+			random,
+			count,
+			SEED_EPOCH_MS - 25 * DAY_MS + c * DAY_MS,
+			SEED_EPOCH_MS - (8 - c) * 3_600_000,
+		);
 		for (let m = 0; m < count; m++) {
 			const direction = m === 0 || random.chance(0.5) ? 'inbound' : 'outbound';
 			const roll = random.next();
@@ -455,13 +592,26 @@ export function createSeedState(options, newId, findCampaign) {
 			let content = { text: random.pick(direction === 'inbound' ? INBOUND_TEXTS : OUTBOUND_TEXTS) };
 			if (roll > 0.9) {
 				type = 'image';
-				content = { url: `https://example.com/media/${random.hex(8)}.jpg`, mimeType: 'image/jpeg', caption: 'Photo' };
+				content = {
+					url: `https://example.com/media/${random.hex(8)}.jpg`,
+					mimeType: 'image/jpeg',
+					caption: 'Photo',
+				};
 			} else if (roll > 0.85) {
 				type = 'document';
-				content = { url: `https://example.com/media/${random.hex(8)}.pdf`, mimeType: 'application/pdf', fileName: 'invoice.pdf' };
+				content = {
+					url: `https://example.com/media/${random.hex(8)}.pdf`,
+					mimeType: 'application/pdf',
+					fileName: 'invoice.pdf',
+				};
 			} else if (roll > 0.82) {
 				type = 'location';
-				content = { latitude: 40.4168, longitude: -3.7038, name: 'Office', address: 'Puerta del Sol, Madrid' };
+				content = {
+					latitude: 40.4168,
+					longitude: -3.7038,
+					name: 'Office',
+					address: 'Puerta del Sol, Madrid',
+				};
 			}
 			messages.push({
 				id: newId('msg'),
@@ -488,7 +638,10 @@ export function createSeedState(options, newId, findCampaign) {
 		const message = {
 			id: newId('bcm'),
 			channel,
-			recipient: channel === 'email' ? contacts[0].email ?? 'lucia.martinez@example.com' : contacts[b].phone,
+			recipient:
+				channel === 'email'
+					? (contacts[0].email ?? 'lucia.martinez@example.com')
+					: contacts[b].phone,
 			status: broadcastFinal[b],
 			createdAt: iso(createdMs),
 			updatedAt: iso(createdMs + random.int(1, 120) * 60_000),

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Runs the sandbox API server until SIGINT/SIGTERM: node sandbox/cli.mjs [--port 4010] [--help]
+import { parseArgs } from 'node:util';
+import { DEFAULT_OPTIONS, DEMO_CLIENTS, ENDPOINTS, startSandbox } from './server.mjs';
+
+const DEFAULT_CLI_PORT = 4010;
+
+/** flag → [env var, option name, default for the CLI] */
+const NUMERIC_FLAGS = /** @type {const} */ ({
+	port: ['SANDBOX_PORT', 'port', DEFAULT_CLI_PORT],
+	'token-lifetime': [
+		'SANDBOX_TOKEN_LIFETIME',
+		'tokenLifetimeSeconds',
+		DEFAULT_OPTIONS.tokenLifetimeSeconds,
+	],
+	'progress-ms': ['SANDBOX_PROGRESS_MS', 'progressIntervalMs', 5000],
+	'rate-limit': ['SANDBOX_RATE_LIMIT', 'rateLimitPerMinute', DEFAULT_OPTIONS.rateLimitPerMinute],
+	'token-rate-limit': [
+		'SANDBOX_TOKEN_RATE_LIMIT',
+		'tokenRateLimitPerMinute',
+		DEFAULT_OPTIONS.tokenRateLimitPerMinute,
+	],
+	seed: ['SANDBOX_SEED', 'seed', DEFAULT_OPTIONS.seed],
+	agents: ['SANDBOX_AGENTS', 'agentCount', DEFAULT_OPTIONS.agentCount],
+	campaigns: ['SANDBOX_CAMPAIGNS', 'campaignCount', DEFAULT_OPTIONS.campaignCount],
+	'active-campaigns': [
+		'SANDBOX_ACTIVE_CAMPAIGNS',
+		'activeCampaignCount',
+		DEFAULT_OPTIONS.activeCampaignCount,
+	],
+});
+
+const USAGE = `Usage: node sandbox/cli.mjs [options]
+
+Starts the local Integration API sandbox (in memory; data resets on restart).
+
+Options (environment variable in brackets):
+  --host <address>          listen address, default 127.0.0.1 [SANDBOX_HOST]
+${Object.entries(NUMERIC_FLAGS)
+	.map(([flag, [env, , fallback]]) => `  --${`${flag} <n>`.padEnd(24)}default ${fallback} [${env}]`)
+	.join('\n')}
+  --quiet                   do not print each request
+  --help                    show this text
+
+--progress-ms 0 stops campaigns and broadcast messages from progressing on their own;
+--rate-limit 0 and --token-rate-limit 0 disable the limits.`;
+
+/** @param {string} name @param {string} value */
+function toNumber(name, value) {
+	const number = Number(value);
+	if (value.trim() === '' || !Number.isFinite(number) || number < 0) {
+		console.error(`--${name} must be a non-negative number, got "${value}"`);
+		process.exit(2);
+	}
+	return number;
+}
+
+const { values } = parseArgs({
+	options: {
+		host: { type: 'string' },
+		quiet: { type: 'boolean', default: false },
+		help: { type: 'boolean', short: 'h', default: false },
+		...Object.fromEntries(Object.keys(NUMERIC_FLAGS).map((flag) => [flag, { type: 'string' }])),
+	},
+	strict: true,
+});
+
+if (values.help) {
+	console.log(USAGE);
+	process.exit(0);
+}
+
+/** @type {import('./server.mjs').SandboxOptions & Record<string, unknown>} */
+const options = {
+	host: /** @type {string | undefined} */ (values.host) ?? process.env.SANDBOX_HOST ?? '127.0.0.1',
+};
+for (const [flag, [env, option, fallback]] of Object.entries(NUMERIC_FLAGS)) {
+	const fromFlag = /** @type {Record<string, unknown>} */ (values)[flag];
+	const raw = typeof fromFlag === 'string' ? fromFlag : process.env[env];
+	options[option] = raw === undefined ? fallback : toNumber(flag, raw);
+}
+// A long-running demo must not grow its request log forever.
+options.maxLogEntries = 10_000;
+
+const sandbox = await startSandbox(options);
+
+if (!values.quiet) {
+	let printed = 0;
+	// Print requests as they are logged, without changing the library module.
+	setInterval(() => {
+		const { log } = sandbox;
+		if (printed > log.length) printed = 0;
+		for (; printed < log.length; printed++) {
+			const { at, method, path, status, clientId } = log[printed];
+			console.log(`${at} ${method} ${path} -> ${status}${clientId ? ` (${clientId})` : ''}`);
+		}
+	}, 250).unref();
+}
+
+const rows = Object.entries(DEMO_CLIENTS).map(
+	([name, c]) =>
+		`  ${name.padEnd(14)} client_id ${c.clientId.padEnd(22)} client_secret ${c.clientSecret}   scope "${c.scopes.join(' ')}"`,
+);
+console.log(`Integration API sandbox listening on ${sandbox.url}
+Base URL for the credential: ${sandbox.url}
+Token endpoint: POST ${sandbox.url}/api/v1/auth/token  (${ENDPOINTS.length} endpoints in all)
+
+Demo clients:
+${rows.join('\n')}
+
+Token lifetime ${options.tokenLifetimeSeconds}s, rate limits ${options.rateLimitPerMinute}/min (API) and ${options.tokenRateLimitPerMinute}/min (token), progression every ${options.progressIntervalMs || 'never'}${options.progressIntervalMs ? 'ms' : ''}, seed ${options.seed}.
+Press Ctrl+C to stop.`);
+
+let stopping = false;
+/** @param {NodeJS.Signals} signal */
+async function stop(signal) {
+	if (stopping) return;
+	stopping = true;
+	console.log(`\n${signal} received, stopping the sandbox.`);
+	await sandbox.close();
+	process.exit(0);
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
