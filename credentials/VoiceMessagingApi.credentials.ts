@@ -23,6 +23,14 @@ export class VoiceMessagingApi implements ICredentialType {
 
 	documentationUrl = 'https://github.com/voice-messaging/n8n-nodes-voice-messaging#credential';
 
+	// Lets users call endpoints the nodes do not wrap (calls, recordings, transcription) from
+	// the HTTP Request node with this credential: Predefined Credential Type → Voice & Messaging API.
+	httpRequestNode = {
+		name: 'Voice & Messaging API',
+		docsUrl: 'https://github.com/voice-messaging/n8n-nodes-voice-messaging#endpoints-this-package-does-not-wrap',
+		apiBaseUrlPlaceholder: 'https://api.example.com/api/v1/',
+	};
+
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Base URL',

@@ -12,11 +12,16 @@ interface FullResponse {
 	body?: unknown;
 }
 
-/** Raised when the client id and secret cannot be exchanged; the message holds no secret. */
+/**
+ * Raised when the client id and secret cannot be exchanged; the message holds no secret.
+ * n8n wraps it in a NodeApiError, which swaps the message for a stock text when it finds a
+ * `statusCode`/`status`/`code` property or a network code in the text: so the status lives in
+ * `httpStatus` and network failures are described in words.
+ */
 export class TokenExchangeError extends Error {
 	constructor(
 		message: string,
-		readonly statusCode?: number,
+		readonly httpStatus?: number,
 	) {
 		super(message);
 		this.name = 'TokenExchangeError';
@@ -75,10 +80,26 @@ export function tokenLifetimeSeconds(
 	return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
-function networkErrorCode(error: unknown): string {
-	const record = (error ?? {}) as { code?: unknown; cause?: { code?: unknown }; message?: unknown };
+const NETWORK_FAILURES: Record<string, string> = {
+	ECONNREFUSED: 'the connection was refused',
+	ECONNRESET: 'the connection was closed',
+	ENOTFOUND: 'the host name was not found',
+	EAI_AGAIN: 'the host name could not be looked up',
+	ETIMEDOUT: 'the connection timed out',
+	ECONNABORTED: 'the connection was aborted',
+	EHOSTUNREACH: 'the host is unreachable',
+	ENETUNREACH: 'the network is unreachable',
+	CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+	DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+	UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate could not be verified',
+};
+
+/** A network failure in words (n8n replaces messages that contain the bare codes). */
+export function describeNetworkFailure(error: unknown): string {
+	const record = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
 	const code = record.code ?? record.cause?.code;
-	return typeof code === 'string' ? code : 'no answer';
+	if (typeof code !== 'string') return 'no answer';
+	return NETWORK_FAILURES[code] ?? `network error ${code.replace(/^E/, '')}`;
 }
 
 /**
@@ -115,7 +136,7 @@ export async function exchangeClientCredentials(
 		})) as FullResponse;
 	} catch (error) {
 		// Only the error code is kept: the error itself carries the request body with the secret.
-		unreachable = networkErrorCode(error);
+		unreachable = describeNetworkFailure(error);
 	}
 	if (response === undefined) {
 		throw new TokenExchangeError(

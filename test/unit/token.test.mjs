@@ -89,7 +89,9 @@ describe('exchangeClientCredentials', () => {
 			throw error;
 		};
 		await assert.rejects(exchangeClientCredentials(request, credentials), (error) => {
-			assert.match(error.message, /Could not reach the API at https:\/\/api\.example\.com .*ECONNREFUSED/);
+			assert.match(error.message, /Could not reach the API at https:\/\/api\.example\.com to get an access token \(the connection was refused\)/);
+			assert.ok(!/ECONNREFUSED/.test(error.message), "n8n would replace a message that holds the bare code");
+			assert.equal(error.httpStatus, undefined);
 			assert.ok(!error.message.includes(SECRET));
 			assert.equal(error.cause, undefined);
 			return true;
@@ -132,5 +134,24 @@ describe('serverMessage', () => {
 		assert.equal(serverMessage({ error: { message: 'nested' } }), 'nested');
 		assert.equal(serverMessage(Buffer.from('buffered')), 'buffered');
 		assert.equal(serverMessage('x'.repeat(400)).length, 301);
+	});
+});
+
+describe('what n8n makes of a failed token exchange', () => {
+	it('keeps our message when it wraps the error in a NodeApiError (as preAuthentication failures are)', async () => {
+		const { NodeApiError } = await import('../helpers/n8n.mjs');
+		const node = { name: 'Temp-Node', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+		const cases = [
+			answer(401, { message: 'Invalid client credentials' }).request,
+			answer(429, { message: 'Too Many Requests' }, { 'retry-after': '5' }).request,
+			async () => {
+				throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+			},
+		];
+		for (const request of cases) {
+			const ours = await exchangeClientCredentials(request, { baseUrl: 'http://127.0.0.1:1', clientId: 'c', clientSecret: 's' }).catch((e) => e);
+			const wrapped = new NodeApiError(node, ours);
+			assert.equal(wrapped.message, ours.message);
+		}
 	});
 });

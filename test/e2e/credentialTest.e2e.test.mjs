@@ -1,0 +1,156 @@
+// The credential's Test button, through n8n's own credential-test endpoint in a running n8n.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
+import { bcryptHash, cleanupPack, createN8nInstance, packPackage } from './harness.mjs';
+
+const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
+const BROWSER_ID = 'e2e-browser';
+
+const CREDENTIALS = {
+	full: { id: 'e2eCredTestFull', name: 'Full client (e2e)' },
+	messengerOnly: { id: 'e2eCredTestMsgr', name: 'Messenger-only client (e2e)' },
+	wrongSecret: { id: 'e2eCredTestBad1', name: 'Wrong secret (e2e)' },
+};
+
+describe('credential Test button in a running n8n', { timeout: 10 * 60_000 }, () => {
+	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
+	let sandbox;
+	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+	let n8n;
+	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
+	let server;
+	let cookie = '';
+
+	const dataFor = (client, secret = client.clientSecret) => ({
+		baseUrl: sandbox.url,
+		clientId: client.clientId,
+		clientSecret: secret,
+	});
+
+	/** What the editor sends when Test is pressed: the credential with the data in the form. */
+	async function testCredential(credential, data) {
+		const response = await fetch(`${server.baseUrl}/rest/credentials/test`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
+			body: JSON.stringify({
+				credentials: { id: credential.id, name: credential.name, type: 'voiceMessagingApi', data },
+			}),
+		});
+		const text = await response.text();
+		assert.equal(response.status, 200, `POST /rest/credentials/test → ${response.status}: ${text}`);
+		const body = JSON.parse(text);
+		return body.data ?? body;
+	}
+
+	before(async () => {
+		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+		const tarball = await packPackage();
+		n8n = await createN8nInstance({ tarball });
+		await n8n.importCredentials([
+			{ ...CREDENTIALS.full, type: 'voiceMessagingApi', data: dataFor(DEMO_CLIENTS.full) },
+			{
+				...CREDENTIALS.messengerOnly,
+				type: 'voiceMessagingApi',
+				data: dataFor(DEMO_CLIENTS.messengerOnly),
+			},
+			{
+				...CREDENTIALS.wrongSecret,
+				type: 'voiceMessagingApi',
+				data: dataFor(DEMO_CLIENTS.full, 'not-the-secret'),
+			},
+		]);
+		server = await n8n.start({
+			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+			N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(n8n.n8nDir, OWNER.password),
+		});
+		const login = await fetch(`${server.baseUrl}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
+			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+		});
+		const loginText = await login.text();
+		assert.equal(login.status, 200, `POST /rest/login → ${login.status}: ${loginText}`);
+		cookie = login.headers
+			.getSetCookie()
+			.map((line) => line.split(';')[0])
+			.join('; ');
+		assert.match(cookie, /n8n-auth=/);
+	});
+
+	after(async () => {
+		await server?.stop();
+		await n8n?.cleanup();
+		await sandbox?.close();
+		cleanupPack();
+	});
+
+	it('succeeds for the full client and asks the token endpoint once', async () => {
+		sandbox.clearLog();
+		const result = await testCredential(CREDENTIALS.full, dataFor(DEMO_CLIENTS.full));
+		assert.equal(result.status, 'OK', JSON.stringify(result));
+		const tokens = sandbox.tokenRequests();
+		assert.ok(tokens.length >= 1, 'the test reached the token endpoint');
+		assert.ok(
+			tokens.every(
+				(entry) => entry.clientId === DEMO_CLIENTS.full.clientId && entry.status === 200,
+			),
+			JSON.stringify(tokens),
+		);
+	});
+
+	it('succeeds for a messenger-only client (no voicebot scope)', async () => {
+		sandbox.clearLog();
+		const result = await testCredential(
+			CREDENTIALS.messengerOnly,
+			dataFor(DEMO_CLIENTS.messengerOnly),
+		);
+		assert.equal(result.status, 'OK', JSON.stringify(result));
+		assert.ok(
+			sandbox
+				.tokenRequests()
+				.some(
+					(entry) => entry.clientId === DEMO_CLIENTS.messengerOnly.clientId && entry.status === 200,
+				),
+		);
+	});
+
+	it('fails with a clear message for a wrong secret', async () => {
+		sandbox.clearLog();
+		const result = await testCredential(
+			CREDENTIALS.wrongSecret,
+			dataFor(DEMO_CLIENTS.full, 'not-the-secret'),
+		);
+		assert.equal(result.status, 'Error', JSON.stringify(result));
+		// The failure happens in preAuthentication, which n8n wraps in a NodeApiError; the
+		// credential's own words must survive that wrapping.
+		assert.match(result.message, /rejected the Client ID or Client Secret \(HTTP 401\)/, result.message);
+		assert.doesNotMatch(result.message, /not-the-secret/);
+		const tokens = sandbox.tokenRequests();
+		assert.ok(tokens.length >= 1);
+		assert.ok(
+			tokens.every((entry) => entry.status === 401),
+			JSON.stringify(tokens),
+		);
+		assert.equal(
+			sandbox.log.filter((entry) => entry.path !== TOKEN_PATH).length,
+			0,
+			'nothing but the token endpoint was called',
+		);
+	});
+
+	it('fails with a clear message when the Base URL points at nothing', async () => {
+		const result = await testCredential(CREDENTIALS.full, {
+			...dataFor(DEMO_CLIENTS.full),
+			baseUrl: 'http://127.0.0.1:9',
+		});
+		assert.equal(result.status, 'Error', JSON.stringify(result));
+		assert.match(
+			result.message,
+			/Could not reach the API at http:\/\/127\.0\.0\.1:9 .*connection was refused.*Base URL/,
+			result.message,
+		);
+	});
+});

