@@ -228,12 +228,13 @@ export function voiceAiWorkflow({ id, name, parameters, credential, nodeSettings
 }
 
 /**
- * A throwaway n8n user folder with the packed package installed as a community package.
- * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv }} options
+ * An n8n user folder with the packed package installed as a community package: a throwaway one,
+ * or `userFolder` when given (kept; `npm start` reuses it so a demo's work survives a restart).
+ * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string }} options
  */
-export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball, extraEnv = {} }) {
+export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball, extraEnv = {}, userFolder: keptFolder }) {
 	const { n8nBin, nodeBinDir, n8nDir } = await ensureN8n(version);
-	const userFolder = makeTempDir('voice-messaging-n8n-');
+	const userFolder = keptFolder ?? makeTempDir('voice-messaging-n8n-');
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
 	writeFileSync(
@@ -339,12 +340,13 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 			}
 		},
 		/**
-		 * Starts `n8n start` on a free loopback port and waits until it is ready.
+		 * Starts `n8n start` on a loopback port (a free one unless given) and waits until it is ready.
 		 * @param {NodeJS.ProcessEnv} [startEnv] extra environment (e.g. the owner settings)
+		 * @param {{ port?: number, onOutput?: (chunk: string) => void }} [options]
 		 * @returns {Promise<{ baseUrl: string, output: () => string, stop: () => Promise<void> }>}
 		 */
-		async start(startEnv = {}) {
-			const port = await freePort();
+		async start(startEnv = {}, { port: fixedPort, onOutput } = {}) {
+			const port = fixedPort ?? (await freePort());
 			const brokerPort = await freePort();
 			const child = spawn(n8nBin, ['start'], {
 				cwd: userFolder,
@@ -361,8 +363,12 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 			});
 			children.add(child);
 			let output = '';
-			child.stdout.on('data', (chunk) => (output += chunk));
-			child.stderr.on('data', (chunk) => (output += chunk));
+			const collect = (chunk) => {
+				output += chunk;
+				onOutput?.(String(chunk));
+			};
+			child.stdout.on('data', collect);
+			child.stderr.on('data', collect);
 			const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 			let exitCode;
 			exited.then((code) => {
@@ -401,7 +407,7 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 			return stderrLog.join('\n');
 		},
 		async cleanup() {
-			removeDir(userFolder);
+			if (!keptFolder) removeDir(userFolder);
 		},
 	};
 }

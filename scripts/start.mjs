@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// npm start: the sandbox API plus a real n8n with this package installed the way self-hosted
+// users install community nodes, an owner account, a credential for the sandbox and the example
+// workflows. Ctrl-C stops everything it started.
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
+import { bcryptHash, createN8nInstance, packPackage, ROOT } from '../test/e2e/harness.mjs';
+
+const N8N_PORT = Number(process.env.N8N_PORT || 5678);
+const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
+const OWNER_EMAIL = process.env.DEMO_OWNER_EMAIL || 'demo@example.com';
+const OWNER_PASSWORD = process.env.DEMO_OWNER_PASSWORD || 'Demo-password-1';
+const CACHE = process.env.VOICE_MESSAGING_CACHE || join(homedir(), '.cache', 'n8n-nodes-voice-messaging');
+const USER_FOLDER = process.env.DEMO_N8N_USER_FOLDER || join(CACHE, 'demo-user-folder');
+export const DEMO_CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
+
+const say = (line) => process.stdout.write(`${line}\n`);
+
+async function main() {
+	say('[1/4] building and packing the package…');
+	const tarball = await packPackage();
+
+	say(`[2/4] starting the sandbox API on 127.0.0.1:${SANDBOX_PORT}…`);
+	const sandbox = await startSandbox({ port: SANDBOX_PORT, progressIntervalMs: 5000, maxLogEntries: 10_000 });
+
+	say('[3/4] preparing n8n (the first run installs Node 24 and n8n into ~/.cache; this takes a few minutes)…');
+	mkdirSync(USER_FOLDER, { recursive: true });
+	const instance = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
+	await instance.importCredentials([
+		{
+			...DEMO_CREDENTIAL,
+			type: 'voiceMessagingApi',
+			data: { baseUrl: sandbox.url, clientId: DEMO_CLIENTS.full.clientId, clientSecret: DEMO_CLIENTS.full.clientSecret },
+		},
+	]);
+	const examplesDir = join(ROOT, 'examples');
+	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort() : [];
+	for (const file of examples) {
+		await instance.importWorkflow(JSON.parse(readFileSync(join(examplesDir, file), 'utf8')));
+	}
+
+	say(`[4/4] starting n8n on http://127.0.0.1:${N8N_PORT}…`);
+	const server = await instance.start(
+		{
+			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+			N8N_INSTANCE_OWNER_EMAIL: OWNER_EMAIL,
+			N8N_INSTANCE_OWNER_FIRST_NAME: 'Demo',
+			N8N_INSTANCE_OWNER_LAST_NAME: 'User',
+			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(instance.n8nDir, OWNER_PASSWORD),
+			N8N_LOG_LEVEL: 'warn',
+		},
+		{ port: N8N_PORT },
+	);
+
+	say('');
+	say(`  n8n        ${server.baseUrl}`);
+	say(`  login      ${OWNER_EMAIL} / ${OWNER_PASSWORD}`);
+	say(`  credential "${DEMO_CREDENTIAL.name}" (points at the sandbox)`);
+	say(`  workflows  ${examples.length} examples imported from examples/`);
+	say(`  sandbox    ${sandbox.url}  (client ${DEMO_CLIENTS.full.clientId}; messenger-only: ${DEMO_CLIENTS.messengerOnly.clientId})`);
+	say(`  n8n data   ${USER_FOLDER}`);
+	say('');
+	say('Press Ctrl-C to stop n8n and the sandbox.');
+
+	let stopping = false;
+	const stop = async () => {
+		if (stopping) return;
+		stopping = true;
+		say('\nstopping…');
+		await server.stop();
+		await sandbox.close();
+		process.exit(0);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((error) => {
+	process.stderr.write(`npm start failed: ${error.stack ?? error}\n`);
+	process.exit(1);
+});
