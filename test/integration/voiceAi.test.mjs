@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { retrySettings } from '../../nodes/shared/transport.ts';
+import { retrySettings } from '../helpers/n8n.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
 import { requestsSince, sandboxRunner } from '../helpers/sandboxRun.mjs';
 
@@ -133,9 +133,9 @@ describe('Voice AI node against the sandbox', () => {
 		const limited = await startSandbox({ port: 0, agentCount: 250, rateLimitPerMinute: 2 });
 		try {
 			const runner = sandboxRunner(VoiceAi, limited, DEMO_CLIENTS.full);
-			// The sandbox's window is a minute; let the waits be short by resetting it between tries.
+			// The sandbox counts a minute; resetting its window keeps the waits short.
 			const originalLog = limited.log.length;
-			const timer = setInterval(() => limited.setOptions({ rateLimitPerMinute: 2 }), 20);
+			const timer = setInterval(() => limited.resetRateLimits(), 20);
 			try {
 				const output = await runner.run({ resource: 'agent', operation: 'getAll', returnAll: true, options: {} });
 				assert.equal(output.length, 250);
