@@ -101,3 +101,150 @@ export function requireDate(node: INode, value: unknown, field: string, itemInde
 	}
 	return text;
 }
+
+/**
+ * A phone number in E.164 (`+` and 8 to 15 digits). Spaces, dashes, dots and brackets are
+ * dropped and a leading international `00` becomes `+`; anything else is refused with the value.
+ */
+export function normalizePhone(node: INode, value: unknown, field: string, itemIndex: number): string {
+	const raw = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (raw === '') {
+		throw new NodeOperationError(node, `${field} is empty`, {
+			itemIndex,
+			description: 'Enter a phone number in international format, e.g. +34600123456.',
+		});
+	}
+	let phone = raw.replace(/[\s\-.()/]/g, '');
+	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
+	if (!/^\+[1-9]\d{7,14}$/.test(phone)) {
+		throw new NodeOperationError(node, `${field} "${raw}" is not a phone number in international format`, {
+			itemIndex,
+			description: phone.startsWith('+')
+				? 'Use + followed by the country code and number, 8 to 15 digits in all, e.g. +34600123456.'
+				: 'Add the + and the country code, e.g. +34600123456 instead of 600123456.',
+		});
+	}
+	return phone;
+}
+
+/** A number within [min, max], from a number or numeric text; the error names the field and range. */
+export function requireNumberInRange(
+	node: INode,
+	value: unknown,
+	field: string,
+	min: number,
+	max: number,
+	itemIndex: number,
+): number {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
+		throw new NodeOperationError(node, `${field} must be a number from ${min} to ${max}, got "${String(value)}"`, {
+			itemIndex,
+		});
+	}
+	return number;
+}
+
+/** One of the allowed values, or an error listing them. */
+export function requireOneOf<T extends string>(
+	node: INode,
+	value: unknown,
+	field: string,
+	allowed: readonly T[],
+	itemIndex: number,
+): T {
+	const text = String(value ?? '').trim();
+	if (!(allowed as readonly string[]).includes(text)) {
+		throw new NodeOperationError(node, `${field} "${text}" is not one of ${allowed.join(', ')}`, {
+			itemIndex,
+		});
+	}
+	return text as T;
+}
+
+/** Non-empty text up to `maxLength` characters. */
+export function requireText(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	{ maxLength = 4096, optional = false }: { maxLength?: number; optional?: boolean } = {},
+): string {
+	const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+	if (text.trim() === '' && !optional) {
+		throw new NodeOperationError(node, `${field} is empty`, { itemIndex });
+	}
+	if (text.length > maxLength) {
+		throw new NodeOperationError(node, `${field} is too long: ${text.length} characters, at most ${maxLength}`, {
+			itemIndex,
+		});
+	}
+	return text;
+}
+
+/** An http(s) URL, or an error naming the field. */
+export function requireUrl(node: INode, value: unknown, field: string, itemIndex: number): string {
+	const text = String(value ?? '').trim();
+	let ok = false;
+	try {
+		const parsed = new URL(text);
+		ok = parsed.protocol === 'http:' || parsed.protocol === 'https:';
+	} catch {
+		ok = false;
+	}
+	if (!ok) {
+		throw new NodeOperationError(node, `${field} "${text}" is not an http(s) URL`, {
+			itemIndex,
+			description: 'The file must be reachable by the API at a public address, e.g. https://example.com/brochure.pdf.',
+		});
+	}
+	return text;
+}
+
+/** An email address by the simple `name@domain.tld` shape, or an error naming the field. */
+export function requireEmail(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
+	const text = value === undefined || value === null ? '' : String(value).trim();
+	if (text === '') {
+		throw new NodeOperationError(node, `${field} is empty`, { itemIndex });
+	}
+	if (text.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
+		throw new NodeOperationError(node, `${field} "${text}" is not an email address`, {
+			itemIndex,
+			description: 'Use an address like name@example.com.',
+		});
+	}
+	return text;
+}
+
+/**
+ * A key (e.g. a contact attribute name) that goes into an API path as one segment: non-empty,
+ * no "/", no control characters, not "." or "..".
+ */
+export function requireKey(node: INode, value: unknown, field: string, itemIndex: number): string {
+	const key =
+		typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	if (key === '') {
+		throw new NodeOperationError(node, `${field} is empty`, { itemIndex });
+	}
+	if (key.includes('/') || key === '.' || key === '..' || /\p{Cc}/u.test(key)) {
+		throw new NodeOperationError(node, `${field} "${key}" is not a valid key`, {
+			itemIndex,
+			description: 'A key cannot contain "/" or control characters, or be "." or "..".',
+		});
+	}
+	if (key.length > 200) {
+		throw new NodeOperationError(
+			node,
+			`${field} is too long (${key.length} characters, at most 200)`,
+			{
+				itemIndex,
+			},
+		);
+	}
+	return key;
+}

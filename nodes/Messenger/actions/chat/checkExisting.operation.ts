@@ -1,0 +1,46 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { additionalQueryParameters, extraQuery } from '../../../shared/descriptions';
+import { apiRequest, path } from '../../../shared/transport';
+import { normalizePhone } from '../../../shared/validation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. +34600123456',
+		description: 'Phone number of the contact, in international format',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalQueryParameters],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['chat'], operation: ['checkExisting'] } },
+	properties,
+);
+
+/** Whether the phone has an active chat: `{ exists, chatId }`. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const phone = normalizePhone(
+		this.getNode(),
+		this.getNodeParameter('phone', itemIndex),
+		'Phone',
+		itemIndex,
+	);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return (await apiRequest.call(this, 'GET', path`/messenger/chats/check-existing`, {
+		qs: { ...extraQuery.call(this, options, itemIndex), phone },
+		errorContext: { itemIndex },
+	})) as IDataObject;
+}

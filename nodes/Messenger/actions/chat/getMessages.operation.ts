@@ -1,0 +1,61 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	additionalQueryParameters,
+	extraQuery,
+	listLimits,
+	returnAllOrLimit,
+} from '../../../shared/descriptions';
+import { apiRequestAllItems, path } from '../../../shared/transport';
+import { requireId } from '../../../shared/validation';
+import { chatIdProperty } from '../common';
+
+const properties: INodeProperties[] = [
+	chatIdProperty,
+	...returnAllOrLimit(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			additionalQueryParameters,
+			{
+				displayName: 'Sort Order',
+				name: 'sort',
+				type: 'options',
+				default: 'desc',
+				description: 'Order by the time the message was sent or received',
+				options: [
+					{ name: 'Newest First', value: 'desc' },
+					{ name: 'Oldest First', value: 'asc' },
+				],
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['chat'], operation: ['getMessages'] } },
+	properties,
+);
+
+/** One output item per message of the chat. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const chatId = requireId(
+		this.getNode(),
+		this.getNodeParameter('chatId', itemIndex),
+		'Chat ID',
+		itemIndex,
+	);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = { ...extraQuery.call(this, options, itemIndex) };
+	if (options.sort) qs.sort = options.sort;
+	return await apiRequestAllItems.call(this, path`/messenger/messages/chat/${chatId}`, {
+		...listLimits.call(this, itemIndex),
+		qs,
+		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+	});
+}

@@ -1,0 +1,50 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../../shared/transport';
+import { requireId } from '../../../shared/validation';
+import { additionalBodyFields, chatIdProperty, extraBody } from '../common';
+
+const properties: INodeProperties[] = [
+	chatIdProperty,
+	{
+		displayName: 'Important',
+		name: 'important',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to mark the chat as important; turn off to remove the mark',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalBodyFields],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['chat'], operation: ['markImportant'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const node = this.getNode();
+	const chatId = requireId(node, this.getNodeParameter('chatId', itemIndex), 'Chat ID', itemIndex);
+	const important = this.getNodeParameter('important', itemIndex, true);
+	if (typeof important !== 'boolean') {
+		throw new NodeOperationError(
+			node,
+			`Important must be true or false, got "${String(important)}"`,
+			{
+				itemIndex,
+			},
+		);
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return (await apiRequest.call(this, 'PATCH', path`/messenger/chats/${chatId}/mark-important`, {
+		body: { important, ...extraBody.call(this, options, itemIndex) },
+		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+	})) as IDataObject;
+}

@@ -1,0 +1,116 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	INodePropertyRegexValidation,
+} from 'n8n-workflow';
+
+import { parseJsonObject } from '../../shared/validation';
+
+const ID_VALIDATION: INodePropertyRegexValidation[] = [
+	{
+		type: 'regex',
+		properties: {
+			regex: '^[^/?#\\\\]+$',
+			errorMessage: 'An ID cannot contain /, \\, ? or #',
+		},
+	},
+];
+
+/** Contact picker: searched by name, phone or email (the API needs a term), or by ID. */
+export const contactLocator: INodeProperties = {
+	displayName: 'Contact',
+	name: 'contactId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Type a name, phone or email to search',
+			typeOptions: {
+				searchListMethod: 'searchContacts',
+				searchable: true,
+				searchFilterRequired: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. ctc_4h7k2',
+			validation: ID_VALIDATION,
+		},
+	],
+};
+
+export const chatIdProperty: INodeProperties = {
+	displayName: 'Chat ID',
+	name: 'chatId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. cht_9d3f1',
+	description: 'The chat. Use Chat → Check Existing to find the open chat of a phone number.',
+};
+
+export const messageIdProperty: INodeProperties = {
+	displayName: 'Message ID',
+	name: 'messageId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. msg_2k8d0',
+};
+
+/** The sending number, listed from the workspace; an expression can give an ID instead. */
+export const whatsappNumberOption: INodeProperties = {
+	displayName: 'WhatsApp Number Name or ID',
+	name: 'whatsappNumberId',
+	type: 'options',
+	typeOptions: { loadOptionsMethod: 'getWhatsappNumbers' },
+	default: '',
+	description:
+		'The WhatsApp number to send from; the workspace default when empty. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+};
+
+/** An "Additional Body Fields (JSON)" option: merged into the body, to follow the real API where it differs. */
+export const additionalBodyFields: INodeProperties = {
+	displayName: 'Additional Body Fields (JSON)',
+	name: 'additionalBodyFields',
+	type: 'json',
+	default: '{}',
+	description:
+		'Extra fields sent in the request body as they are, for API options this node does not list. They replace fields of the same name set above.',
+};
+
+/** The "Additional Body Fields (JSON)" of an Options collection as an object. */
+export function extraBody(
+	this: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+): IDataObject {
+	return parseJsonObject(
+		this.getNode(),
+		options.additionalBodyFields,
+		'Additional Body Fields (JSON)',
+		itemIndex,
+	);
+}
+
+/** The longest caption WhatsApp shows. */
+export const CAPTION_MAX_LENGTH = 1024;
+
+/** The longest text message WhatsApp accepts. */
+export const TEXT_MAX_LENGTH = 4096;
+
+export const captionOption: INodeProperties = {
+	displayName: 'Caption',
+	name: 'caption',
+	type: 'string',
+	default: '',
+	typeOptions: { rows: 2 },
+	description: `Text shown with the media, up to ${CAPTION_MAX_LENGTH} characters`,
+};

@@ -1,0 +1,88 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../../shared/transport';
+import {
+	normalizePhone,
+	parseJsonObject,
+	requireEmail,
+	requireText,
+} from '../../../shared/validation';
+import { additionalBodyFields, extraBody } from '../common';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Lucia Garcia',
+	},
+	{
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. +34600123456',
+		description: 'In international format; the API allows one contact per phone number',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			additionalBodyFields,
+			{
+				displayName: 'Attributes (JSON)',
+				name: 'attributes',
+				type: 'json',
+				default: '{}',
+				description: 'Custom attributes of the contact as a JSON object, e.g. {"plan": "gold"}',
+			},
+			{
+				displayName: 'Email',
+				name: 'email',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. name@example.com',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['contact'], operation: ['create'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const node = this.getNode();
+	const name = requireText(node, this.getNodeParameter('name', itemIndex), 'Name', itemIndex, {
+		maxLength: 256,
+	}).trim();
+	const phone = normalizePhone(node, this.getNodeParameter('phone', itemIndex), 'Phone', itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const body: IDataObject = { name, phone };
+	if (
+		options.email !== undefined &&
+		options.email !== null &&
+		String(options.email).trim() !== ''
+	) {
+		body.email = requireEmail(node, options.email, 'Email', itemIndex);
+	}
+	if (options.attributes !== undefined) {
+		const attributes = parseJsonObject(node, options.attributes, 'Attributes (JSON)', itemIndex);
+		if (Object.keys(attributes).length > 0) body.attributes = attributes;
+	}
+	return (await apiRequest.call(this, 'POST', path`/messenger/contacts`, {
+		body: { ...body, ...extraBody.call(this, options, itemIndex) },
+		errorContext: {
+			itemIndex,
+			conflictMessage: `A contact with the phone ${phone} already exists (409). Use Contact → Search to find it.`,
+		},
+	})) as IDataObject;
+}

@@ -1,0 +1,53 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../../shared/transport';
+import { parseJsonObject, requireId } from '../../../shared/validation';
+import { additionalBodyFields, contactLocator, extraBody } from '../common';
+
+const properties: INodeProperties[] = [
+	contactLocator,
+	{
+		displayName: 'Attributes (JSON)',
+		name: 'attributes',
+		type: 'json',
+		required: true,
+		default: '{}',
+		description:
+			'All attributes of the contact as a JSON object, e.g. {"plan": "gold", "city": "Madrid"}. Attributes not listed are removed.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalBodyFields],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['contact'], operation: ['replaceAttributes'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const node = this.getNode();
+	const id = requireId(
+		node,
+		this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }),
+		'Contact',
+		itemIndex,
+	);
+	const attributes = parseJsonObject(
+		node,
+		this.getNodeParameter('attributes', itemIndex, '{}'),
+		'Attributes (JSON)',
+		itemIndex,
+	);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return (await apiRequest.call(this, 'PUT', path`/messenger/contacts/${id}/attributes`, {
+		body: { attributes, ...extraBody.call(this, options, itemIndex) },
+		errorContext: { resource: 'Contact', id, itemIndex },
+	})) as IDataObject;
+}

@@ -1,0 +1,93 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../../shared/transport';
+import { requireId, requireKey } from '../../../shared/validation';
+import { additionalBodyFields, contactLocator, extraBody } from '../common';
+
+const properties: INodeProperties[] = [
+	contactLocator,
+	{
+		displayName: 'Attribute Key',
+		name: 'key',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. plan',
+		description: 'Name of the attribute to set; it is created when the contact does not have it',
+	},
+	{
+		displayName: 'Value Type',
+		name: 'valueType',
+		type: 'options',
+		default: 'text',
+		options: [
+			{
+				name: 'Text',
+				value: 'text',
+				description: 'Value is sent as a string',
+			},
+			{
+				name: 'JSON',
+				value: 'json',
+				description: 'Value is read as JSON: a number, true/false, null, an object or an array',
+			},
+		],
+	},
+	{
+		displayName: 'Value',
+		name: 'value',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. gold',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalBodyFields],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['contact'], operation: ['updateAttribute'] } },
+	properties,
+);
+
+function jsonValue(this: IExecuteFunctions, raw: unknown, itemIndex: number): unknown {
+	if (typeof raw !== 'string') return raw;
+	try {
+		return JSON.parse(raw) as unknown;
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), `Value is not valid JSON: ${raw.slice(0, 50)}`, {
+			itemIndex,
+			description: `${(error as Error).message}. With Value Type "JSON", use e.g. 42, true, null, "text" or {"a": 1}; choose "Text" to send the value as it is.`,
+		});
+	}
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const node = this.getNode();
+	const id = requireId(
+		node,
+		this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }),
+		'Contact',
+		itemIndex,
+	);
+	const key = requireKey(node, this.getNodeParameter('key', itemIndex), 'Attribute Key', itemIndex);
+	const valueType = this.getNodeParameter('valueType', itemIndex, 'text') as string;
+	const raw = this.getNodeParameter('value', itemIndex, '');
+	const value =
+		valueType === 'json'
+			? jsonValue.call(this, raw, itemIndex)
+			: raw === undefined || raw === null
+				? ''
+				: String(raw);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return (await apiRequest.call(this, 'PATCH', path`/messenger/contacts/${id}/attributes/${key}`, {
+		body: { value: value as IDataObject[string], ...extraBody.call(this, options, itemIndex) },
+		errorContext: { resource: 'Contact', id, itemIndex },
+	})) as IDataObject;
+}

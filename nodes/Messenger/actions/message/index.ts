@@ -1,0 +1,66 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as get from './get.operation';
+import * as removeReaction from './removeReaction.operation';
+import * as sendLocation from './sendLocation.operation';
+import * as sendMedia from './sendMedia.operation';
+import * as sendMediaFile from './sendMediaFile.operation';
+import * as sendMediaToPhone from './sendMediaToPhone.operation';
+
+export { get, removeReaction, sendLocation, sendMedia, sendMediaFile, sendMediaToPhone };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['message'] } },
+		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get a message by ID',
+				action: 'Get a message',
+			},
+			{
+				name: 'Remove Reaction',
+				value: 'removeReaction',
+				description: 'Remove the reaction from a message',
+				action: 'Remove the reaction from a message',
+			},
+			{
+				name: 'Send Location',
+				value: 'sendLocation',
+				description: 'Send a map location to a chat',
+				action: 'Send a location',
+			},
+			{
+				name: 'Send Media by URL',
+				value: 'sendMedia',
+				description: 'Send an image, video, audio or document from a public URL to a chat',
+				action: 'Send media by URL',
+			},
+			{
+				name: 'Send Media File',
+				value: 'sendMediaFile',
+				description:
+					'Upload a file from the binary data of the input item to a chat. Needs binary input from an earlier node; not for AI agents, which should send media by URL.',
+				action: 'Send a media file',
+			},
+			{
+				name: 'Send Media to Phone',
+				value: 'sendMediaToPhone',
+				description: 'Send an image, video, audio or document from a public URL to a phone number',
+				action: 'Send media to a phone number',
+			},
+		],
+		default: 'sendMedia',
+	},
+	...get.description,
+	...removeReaction.description,
+	...sendLocation.description,
+	...sendMedia.description,
+	...sendMediaFile.description,
+	...sendMediaToPhone.description,
+];

@@ -1,0 +1,95 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../../shared/transport';
+import { requireId, requireNumberInRange, requireText } from '../../../shared/validation';
+import { additionalBodyFields, chatIdProperty, extraBody } from '../common';
+
+const properties: INodeProperties[] = [
+	chatIdProperty,
+	{
+		displayName: 'Latitude',
+		name: 'latitude',
+		type: 'number',
+		required: true,
+		default: 0,
+		typeOptions: { minValue: -90, maxValue: 90, numberPrecision: 7 },
+		description: 'From -90 to 90',
+	},
+	{
+		displayName: 'Longitude',
+		name: 'longitude',
+		type: 'number',
+		required: true,
+		default: 0,
+		typeOptions: { minValue: -180, maxValue: 180, numberPrecision: 7 },
+		description: 'From -180 to 180',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			additionalBodyFields,
+			{
+				displayName: 'Address',
+				name: 'address',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. Puerta del Sol, Madrid',
+			},
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. Office',
+				description: 'Name of the place',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['message'], operation: ['sendLocation'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const node = this.getNode();
+	const chatId = requireId(node, this.getNodeParameter('chatId', itemIndex), 'Chat ID', itemIndex);
+	const latitude = requireNumberInRange(
+		node,
+		this.getNodeParameter('latitude', itemIndex),
+		'Latitude',
+		-90,
+		90,
+		itemIndex,
+	);
+	const longitude = requireNumberInRange(
+		node,
+		this.getNodeParameter('longitude', itemIndex),
+		'Longitude',
+		-180,
+		180,
+		itemIndex,
+	);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const body: IDataObject = { chatId, latitude, longitude };
+	const name = requireText(node, options.name, 'Name', itemIndex, {
+		maxLength: 1000,
+		optional: true,
+	}).trim();
+	if (name !== '') body.name = name;
+	const address = requireText(node, options.address, 'Address', itemIndex, {
+		maxLength: 1000,
+		optional: true,
+	}).trim();
+	if (address !== '') body.address = address;
+	return (await apiRequest.call(this, 'POST', path`/messenger/messages/send/location`, {
+		body: { ...body, ...extraBody.call(this, options, itemIndex) },
+		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+	})) as IDataObject;
+}

@@ -1,0 +1,36 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	additionalQueryParameters,
+	extraQuery,
+	listLimits,
+	returnAllOrLimit,
+} from '../../../shared/descriptions';
+import { apiRequestAllItems, path } from '../../../shared/transport';
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalQueryParameters],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['whatsappNumber'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return await apiRequestAllItems.call(this, path`/messenger/messages/whatsapp-numbers`, {
+		...listLimits.call(this, itemIndex),
+		qs: extraQuery.call(this, options, itemIndex),
+		errorContext: { itemIndex },
+	});
+}
