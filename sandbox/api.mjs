@@ -605,6 +605,8 @@ function readMultipart(req) {
 		try {
 			parser = busboy({
 				headers: req.headers,
+				// Clients (browsers, n8n) send file names as raw UTF-8, as RFC 7578 says.
+				defParamCharset: 'utf8',
 				limits: {
 					fileSize: MAX_UPLOAD_BYTES,
 					files: 5,

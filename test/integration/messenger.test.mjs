@@ -134,7 +134,7 @@ describe('Messenger node against the sandbox', () => {
 		mark = sandbox.log.length;
 		sandbox.expireTokens();
 		const [item] = await messenger.run(
-			{ resource: 'message', operation: 'sendMediaFile', chatId: chat.id, binaryPropertyName: 'photo', options: { fileName: 'shop front.jpg' } },
+			{ resource: 'message', operation: 'sendMediaFile', chatId: chat.id, binaryPropertyName: 'photo', options: { fileName: 'tienda señal "2".jpg' } },
 			{ items: [binaryItem(data, { property: 'photo', fileName: 'IMG_0001.JPG', mimeType: 'image/jpeg' })] },
 		);
 		assert.deepEqual(requestsSince(sandbox, mark), [
@@ -146,7 +146,7 @@ describe('Messenger node against the sandbox', () => {
 		assert.equal(sandbox.state.messages.length, before.messages + 1);
 		const upload = sandbox.state.uploads.at(-1);
 		assert.equal(upload.sha256, sha256(data));
-		assert.equal(upload.fileName, 'shop front.jpg');
+		assert.equal(upload.fileName, 'tienda señal %222%22.jpg', 'UTF-8 arrives intact; quotes are escaped as RFC 7578 says');
 		assert.equal(upload.mimeType, 'image/jpeg');
 		assert.equal(item.json.type, 'image');
 	});
