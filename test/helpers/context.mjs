@@ -1,6 +1,9 @@
 // Test doubles for n8n's execution contexts. The HTTP layer mirrors what n8n-core does in
 // httpRequestWithAuthentication (preAuthentication when the token is empty, one refresh and
 // resend on 401, errors wrapped in NodeApiError), so nodes meet the same behaviour as in n8n.
+import http from 'node:http';
+import https from 'node:https';
+
 import { NodeApiError } from './n8n.mjs';
 
 import { VoiceMessagingApi } from '../../credentials/VoiceMessagingApi.credentials.ts';
@@ -39,32 +42,45 @@ function buildUrl(options) {
 	return url;
 }
 
-/** n8n's httpRequest over real HTTP with fetch: json bodies, qs, returnFullResponse, ignoreHttpStatusErrors. */
+/** One HTTP exchange with node:http, as axios does it in n8n: a Buffer body is written as it is, not copied. */
+function exchange(url, method, headers, body) {
+	return new Promise((resolve, reject) => {
+		const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers }, (response) => {
+			const chunks = [];
+			response.on('data', (chunk) => chunks.push(chunk));
+			response.on('end', () => resolve({ status: response.statusCode, statusText: response.statusMessage, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+			response.on('error', reject);
+		});
+		request.on('error', reject);
+		request.end(body);
+	});
+}
+
+/** n8n's httpRequest over real HTTP: json bodies, qs, returnFullResponse, ignoreHttpStatusErrors. */
 export async function fetchHttpRequest(options) {
 	const url = buildUrl(options);
 	const headers = { ...(options.headers ?? {}) };
 	let body = options.body;
-	const isBinary = Buffer.isBuffer(body) || body instanceof FormData || body instanceof Blob;
-	if (body !== undefined && !isBinary && typeof body !== 'string') {
+	if (body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string') {
 		body = JSON.stringify(body);
 		if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
 			headers['Content-Type'] = 'application/json';
 		}
 	}
-	const response = await fetch(url, { method: options.method ?? 'GET', headers, body });
-	const text = await response.text();
-	let data = text;
+	if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
+	const response = await exchange(url, options.method ?? 'GET', headers, body);
+	let data = response.text;
 	try {
-		data = text ? JSON.parse(text) : '';
+		data = response.text ? JSON.parse(response.text) : '';
 	} catch {
 		// not JSON: keep the text, as n8n does
 	}
-	const responseHeaders = Object.fromEntries(response.headers.entries());
-	if (!response.ok && !options.ignoreHttpStatusErrors) {
-		throw httpError(response.status, data, responseHeaders);
+	const ok = response.status >= 200 && response.status < 300;
+	if (!ok && !options.ignoreHttpStatusErrors) {
+		throw httpError(response.status, data, response.headers);
 	}
 	return options.returnFullResponse
-		? { body: data, headers: responseHeaders, statusCode: response.status, statusMessage: response.statusText }
+		? { body: data, headers: response.headers, statusCode: response.status, statusMessage: response.statusText }
 		: data;
 }
 
