@@ -180,3 +180,30 @@ export function createLoadOptionsContext({ credentials, http, node = TEST_NODE }
 		helpers: { httpRequestWithAuthentication: http },
 	};
 }
+
+/**
+ * An IPollFunctions double. `staticData` is the node's static data object (kept by the caller
+ * between polls, as n8n keeps it); `mode` is 'trigger' for scheduled polls, 'manual' for
+ * "Fetch Test Event"; `warnings` collects what the node logs.
+ */
+export function createPollContext({ params, http, credentials, staticData = {}, mode = 'trigger', node = TEST_NODE }) {
+	const warnings = [];
+	const context = {
+		getNode: () => node,
+		getMode: () => mode,
+		getActivationMode: () => 'activate',
+		getWorkflowStaticData: () => staticData,
+		getNodeParameter: (name, fallback) => {
+			if (Object.prototype.hasOwnProperty.call(params, name)) return params[name];
+			if (fallback === undefined) throw new Error(`Could not get parameter "${name}"`);
+			return fallback;
+		},
+		getCredentials: async () => credentials,
+		logger: { debug() {}, info() {}, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) },
+		helpers: {
+			httpRequestWithAuthentication: http,
+			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
+		},
+	};
+	return { context, warnings, staticData };
+}

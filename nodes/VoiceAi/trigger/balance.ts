@@ -1,0 +1,47 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../shared/transport';
+
+export type BalanceMetric = 'credit' | 'minutes';
+
+export interface BalanceWatchState {
+	/** True while the balance is at or above the threshold: the next drop below it fires. */
+	armed: boolean;
+}
+
+export async function fetchBalance(context: IPollFunctions): Promise<IDataObject> {
+	return (await apiRequest.call(context, 'GET', path`/voice/billing/balance`)) as IDataObject;
+}
+
+export function metricValue(balance: IDataObject, metric: BalanceMetric): number {
+	const value = Number(balance[metric]);
+	if (!Number.isFinite(value)) {
+		throw new Error(
+			`The balance has no numeric "${metric}" field: ${JSON.stringify(balance).slice(0, 200)}`,
+		);
+	}
+	return value;
+}
+
+/**
+ * Fires once when the value drops below the threshold, then stays quiet until the value is back
+ * at or above it (re-armed), so a low balance alerts once, not at every poll.
+ */
+export function balanceTransition(
+	state: BalanceWatchState,
+	value: number,
+	threshold: number,
+): { fire: boolean; state: BalanceWatchState } {
+	if (state.armed && value < threshold) return { fire: true, state: { armed: false } };
+	if (!state.armed && value >= threshold) return { fire: false, state: { armed: true } };
+	return { fire: false, state };
+}
+
+export function balanceEvent(
+	balance: IDataObject,
+	metric: BalanceMetric,
+	threshold: number,
+): IDataObject {
+	const value = metricValue(balance, metric);
+	return { metric, value, threshold, belowThreshold: value < threshold, balance };
+}

@@ -1,0 +1,63 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** What one poll found: items to emit and the state to keep when it succeeded. */
+export interface PollResult<S> {
+	items: IDataObject[];
+	state: S;
+}
+
+/**
+ * A poll's state, kept as plain JSON in the node's static data under `key`. A different key
+ * (another event or other settings) starts from a new baseline instead of reading stale state.
+ */
+interface StoredState<S> {
+	key: string;
+	state: S;
+}
+
+/**
+ * Runs one poll with the rules every trigger here follows:
+ * - the first poll (no state for this key) records a baseline and emits nothing;
+ * - a manual "Fetch Test Event" returns a sample and leaves the state untouched;
+ * - the state is written only after the whole poll succeeded, so a failed poll changes nothing
+ *   and the next one sees the same baseline: nothing is lost or emitted twice;
+ * - errors are thrown in manual mode and on the first poll (so activation shows them), and
+ *   logged otherwise, so a passing outage does not stop the workflow.
+ */
+export async function runPoll<S>(
+	context: IPollFunctions,
+	key: string,
+	handlers: {
+		baseline: () => Promise<S>;
+		poll: (state: S) => Promise<PollResult<S>>;
+		sample: (state: S | undefined) => Promise<IDataObject[]>;
+	},
+): Promise<INodeExecutionData[][] | null> {
+	const staticData = context.getWorkflowStaticData('node');
+	const stored = staticData.poll as StoredState<S> | undefined;
+	const current = stored && stored.key === key ? stored.state : undefined;
+	const manual = context.getMode() === 'manual';
+	try {
+		if (manual) {
+			const sample = await handlers.sample(current);
+			return sample.length ? [context.helpers.returnJsonArray(sample)] : null;
+		}
+		if (current === undefined) {
+			const state = await handlers.baseline();
+			staticData.poll = { key, state } as unknown as IDataObject;
+			return null;
+		}
+		const { items, state } = await handlers.poll(current);
+		staticData.poll = { key, state } as unknown as IDataObject;
+		return items.length ? [context.helpers.returnJsonArray(items)] : null;
+	} catch (error) {
+		if (manual || current === undefined) {
+			throw new NodeOperationError(context.getNode(), error as Error);
+		}
+		context.logger.warn(
+			`${context.getNode().name}: poll failed, state kept for the next poll: ${(error as Error).message}`,
+		);
+		return null;
+	}
+}
