@@ -106,8 +106,14 @@ export function requireDate(node: INode, value: unknown, field: string, itemInde
  * A phone number in E.164 (`+` and 8 to 15 digits). Spaces, dashes, dots and brackets are
  * dropped and a leading international `00` becomes `+`; anything else is refused with the value.
  */
-export function normalizePhone(node: INode, value: unknown, field: string, itemIndex: number): string {
-	const raw = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+export function normalizePhone(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
+	const raw =
+		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
 	if (raw === '') {
 		throw new NodeOperationError(node, `${field} is empty`, {
 			itemIndex,
@@ -117,12 +123,16 @@ export function normalizePhone(node: INode, value: unknown, field: string, itemI
 	let phone = raw.replace(/[\s\-.()/]/g, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
 	if (!/^\+[1-9]\d{7,14}$/.test(phone)) {
-		throw new NodeOperationError(node, `${field} "${raw}" is not a phone number in international format`, {
-			itemIndex,
-			description: phone.startsWith('+')
-				? 'Use + followed by the country code and number, 8 to 15 digits in all, e.g. +34600123456.'
-				: 'Add the + and the country code, e.g. +34600123456 instead of 600123456.',
-		});
+		throw new NodeOperationError(
+			node,
+			`${field} "${raw}" is not a phone number in international format`,
+			{
+				itemIndex,
+				description: phone.startsWith('+')
+					? 'Use + followed by the country code and number, 8 to 15 digits in all, e.g. +34600123456.'
+					: 'Add the + and the country code, e.g. +34600123456 instead of 600123456.',
+			},
+		);
 	}
 	return phone;
 }
@@ -138,9 +148,13 @@ export function requireNumberInRange(
 ): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
-		throw new NodeOperationError(node, `${field} must be a number from ${min} to ${max}, got "${String(value)}"`, {
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`${field} must be a number from ${min} to ${max}, got "${String(value)}"`,
+			{
+				itemIndex,
+			},
+		);
 	}
 	return number;
 }
@@ -170,14 +184,19 @@ export function requireText(
 	itemIndex: number,
 	{ maxLength = 4096, optional = false }: { maxLength?: number; optional?: boolean } = {},
 ): string {
-	const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+	const text =
+		typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
 	if (text.trim() === '' && !optional) {
 		throw new NodeOperationError(node, `${field} is empty`, { itemIndex });
 	}
 	if (text.length > maxLength) {
-		throw new NodeOperationError(node, `${field} is too long: ${text.length} characters, at most ${maxLength}`, {
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`${field} is too long: ${text.length} characters, at most ${maxLength}`,
+			{
+				itemIndex,
+			},
+		);
 	}
 	return text;
 }
@@ -195,7 +214,8 @@ export function requireUrl(node: INode, value: unknown, field: string, itemIndex
 	if (!ok) {
 		throw new NodeOperationError(node, `${field} "${text}" is not an http(s) URL`, {
 			itemIndex,
-			description: 'The file must be reachable by the API at a public address, e.g. https://example.com/brochure.pdf.',
+			description:
+				'The file must be reachable by the API at a public address, e.g. https://example.com/brochure.pdf.',
 		});
 	}
 	return text;
@@ -247,4 +267,24 @@ export function requireKey(node: INode, value: unknown, field: string, itemIndex
 		);
 	}
 	return key;
+}
+
+/**
+ * A list of ids from a parameter: an array (from an expression), a JSON array written as text,
+ * or text with ids separated by commas, spaces, semicolons or new lines.
+ */
+export function idList(value: unknown): unknown[] {
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'number') return [value];
+	if (typeof value !== 'string') return [];
+	const text = value.trim();
+	if (text.startsWith('[')) {
+		try {
+			const parsed = JSON.parse(text) as unknown;
+			if (Array.isArray(parsed)) return parsed;
+		} catch {
+			// Not JSON after all: read it as a list below.
+		}
+	}
+	return text.split(/[\s,;]+/).filter((id) => id !== '');
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { requireId } from '../../../shared/validation';
+import { idList, requireId } from '../../../shared/validation';
 import { MAX_BROADCAST_RECIPIENTS } from './recipients';
 
 const properties: INodeProperties[] = [
@@ -22,23 +22,6 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['broadcast'], operation: ['getStatus'] } },
 	properties,
 );
-
-function idList(value: unknown): unknown[] {
-	if (Array.isArray(value)) return value;
-	if (typeof value === 'number') return [value];
-	if (typeof value !== 'string') return [];
-	const text = value.trim();
-	// An array written as JSON text, e.g. pasted from an earlier node's output.
-	if (text.startsWith('[')) {
-		try {
-			const parsed = JSON.parse(text) as unknown;
-			if (Array.isArray(parsed)) return parsed;
-		} catch {
-			// Not JSON after all: read it as a list below.
-		}
-	}
-	return text.split(/[\s,;]+/).filter((id) => id !== '');
-}
 
 /** The status of each broadcast message: one request and one output item per ID. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

@@ -1,0 +1,99 @@
+import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { apiRequest, path } from '../../shared/transport';
+
+export const BROADCAST_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
+/** A message in one of these statuses will not change again: it is no longer watched. */
+export const FINAL_BROADCAST_STATUSES = ['read', 'failed'];
+
+export interface BroadcastWatchState {
+	/** Last status seen of every message still being watched. */
+	watching: Record<string, string>;
+	/** Messages that reached a final status (kept only while they are still in the parameter). */
+	finished: string[];
+}
+
+export interface BroadcastStatusChange extends IDataObject {
+	messageId: string;
+	previousStatus: string;
+	status: string;
+	message: IDataObject;
+}
+
+/** The current status of one broadcast message, or undefined when the API does not know it. */
+async function fetchMessage(context: IPollFunctions, id: string): Promise<IDataObject | undefined> {
+	try {
+		return (await apiRequest.call(context, 'GET', path`/messenger/broadcast/messages/${id}`, {
+			errorContext: { resource: 'Broadcast message', id },
+		})) as IDataObject;
+	} catch (error) {
+		if ((error as NodeApiError).httpCode === '404') return undefined;
+		throw new NodeApiError(context.getNode(), error as JsonObject);
+	}
+}
+
+/**
+ * One poll: a GET per message still watched (one request a message; the API has no list of
+ * broadcast messages). Ids new to the parameter are recorded without an event, as a baseline;
+ * unknown ids are logged and dropped; final messages stop being watched.
+ */
+export async function pollBroadcastStatuses(
+	context: IPollFunctions,
+	ids: string[],
+	state: BroadcastWatchState,
+): Promise<{ changes: BroadcastStatusChange[]; state: BroadcastWatchState }> {
+	const finished = state.finished.filter((id) => ids.includes(id));
+	const watching: Record<string, string> = {};
+	const changes: BroadcastStatusChange[] = [];
+	for (const id of ids) {
+		if (finished.includes(id)) continue;
+		const message = await fetchMessage(context, id);
+		if (!message) {
+			context.logger.warn(
+				`${context.getNode().name}: broadcast message "${id}" was not found; it is not watched`,
+			);
+			finished.push(id);
+			continue;
+		}
+		const status = String(message.status);
+		const previousStatus = state.watching[id];
+		if (previousStatus !== undefined && previousStatus !== status) {
+			changes.push({ messageId: id, previousStatus, status, message });
+		}
+		if (FINAL_BROADCAST_STATUSES.includes(status)) finished.push(id);
+		else watching[id] = status;
+	}
+	return { changes, state: { watching, finished } };
+}
+
+/** First poll: the status of every message, recorded without events. */
+export async function broadcastBaseline(
+	context: IPollFunctions,
+	ids: string[],
+): Promise<BroadcastWatchState> {
+	const { state } = await pollBroadcastStatuses(context, ids, { watching: {}, finished: [] });
+	return state;
+}
+
+/** A real sample for Fetch Test Event: the first message's current status. */
+export async function broadcastSample(
+	context: IPollFunctions,
+	ids: string[],
+	state: BroadcastWatchState | undefined,
+): Promise<IDataObject[]> {
+	for (const id of ids.slice(0, 5)) {
+		const message = await fetchMessage(context, id);
+		if (message) {
+			return [
+				{
+					messageId: id,
+					previousStatus: state?.watching[id] ?? null,
+					status: message.status,
+					message,
+				},
+			];
+		}
+	}
+	return [];
+}

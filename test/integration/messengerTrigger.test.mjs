@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
+import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
+import { createAuthenticatedHttp, createPollContext, httpError } from '../helpers/context.mjs';
+import { NodeApiError } from '../helpers/n8n.mjs';
+
+const trigger = new MessengerTrigger();
+const NODE = {
+	name: 'Messenger Trigger',
+	type: 't',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+function watcher(sandbox, params, { failWhen } = {}) {
+	const auth = createAuthenticatedHttp({
+		credentials: {
+			baseUrl: sandbox.url,
+			clientId: DEMO_CLIENTS.full.clientId,
+			clientSecret: DEMO_CLIENTS.full.clientSecret,
+		},
+	});
+	const staticData = {};
+	const http = async (type, options) => {
+		if (failWhen?.(options)) throw new NodeApiError(NODE, httpError(503, 'Service Unavailable'));
+		return await auth.httpRequestWithAuthentication(type, options);
+	};
+	const poll = async (mode = 'trigger') => {
+		const { context, warnings } = createPollContext({
+			params,
+			http,
+			credentials: auth.store.data,
+			staticData,
+			mode,
+		});
+		const result = await trigger.poll.call(context);
+		return { items: result ? result[0].map((i) => i.json) : [], warnings };
+	};
+	return { poll, staticData, auth };
+}
+
+const senders = new Map();
+async function sendBroadcast(sandbox, recipients) {
+	if (!senders.has(sandbox)) {
+		senders.set(
+			sandbox,
+			createAuthenticatedHttp({
+				credentials: {
+					baseUrl: sandbox.url,
+					clientId: DEMO_CLIENTS.full.clientId,
+					clientSecret: DEMO_CLIENTS.full.clientSecret,
+				},
+			}),
+		);
+	}
+	const auth = senders.get(sandbox);
+	const answer = await auth.httpRequestWithAuthentication('voiceMessagingApi', {
+		method: 'POST',
+		baseURL: sandbox.url,
+		url: '/api/v1/messenger/broadcast/messages',
+		body: { channel: 'whatsapp', text: 'Your order shipped', recipients },
+		json: true,
+	});
+	return answer.items.map((m) => m.id);
+}
+
+describe('Messenger Trigger: Broadcast Message Status Changed', () => {
+	let sandbox;
+	before(async () => {
+		// Each watcher is its own credential, as separate triggers would be: lift the token limit.
+		sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
+	});
+	after(async () => sandbox.close());
+
+	it('records a baseline, reports each change once with the status before, and stops at final statuses', async () => {
+		const ids = await sendBroadcast(sandbox, [
+			{ phone: '+34600000101' },
+			{ phone: '+34600000102' },
+			{ phone: '+34600000000' },
+		]);
+		const w = watcher(sandbox, {
+			event: 'broadcastStatusChanged',
+			messageIds: ids.join(', '),
+			statuses: [],
+		});
+		assert.deepEqual((await w.poll()).items, []);
+		assert.deepEqual(Object.values(w.staticData.poll.state.watching), [
+			'queued',
+			'queued',
+			'queued',
+		]);
+
+		const seen = [];
+		for (let step = 0; step < 6; step++) {
+			sandbox.advance();
+			const { items } = await w.poll();
+			for (const item of items) {
+				const message = sandbox.state.broadcastMessages.find((m) => m.id === item.messageId);
+				assert.equal(item.status, message.status);
+				assert.deepEqual(item.message.id, item.messageId);
+				seen.push(`${item.messageId}:${item.previousStatus}>${item.status}`);
+			}
+		}
+		const [a, , failing] = ids;
+		assert.deepEqual(
+			seen.filter((s) => s.startsWith(a)),
+			[`${a}:queued>sent`, `${a}:sent>delivered`, `${a}:delivered>read`],
+		);
+		assert.ok(seen.includes(`${failing}:queued>failed`), seen.join('\n'));
+		assert.deepEqual(w.staticData.poll.state.watching, {}, 'final messages are no longer watched');
+		assert.deepEqual([...w.staticData.poll.state.finished].sort(), [...ids].sort());
+		const mark = sandbox.log.length;
+		assert.deepEqual((await w.poll()).items, []);
+		assert.equal(
+			sandbox.log.slice(mark).filter((e) => e.path.includes('/broadcast/')).length,
+			0,
+			'no requests for finished messages',
+		);
+	});
+
+	it('filters by target status and accepts an array of ids from an expression', async () => {
+		const ids = await sendBroadcast(sandbox, [
+			{ phone: '+34600000201' },
+			{ phone: '+34600000202' },
+		]);
+		const w = watcher(sandbox, {
+			event: 'broadcastStatusChanged',
+			messageIds: ids,
+			statuses: ['delivered'],
+		});
+		await w.poll();
+		sandbox.advance();
+		assert.deepEqual((await w.poll()).items, [], 'queued → sent is filtered out');
+		sandbox.advance();
+		assert.deepEqual(
+			(await w.poll()).items.map((i) => [i.messageId, i.status]),
+			ids.map((id) => [id, 'delivered']),
+		);
+	});
+
+	it('a failed poll keeps the state; the change comes with the next poll, once', async () => {
+		const ids = await sendBroadcast(sandbox, [{ phone: '+34600000301' }]);
+		let failing = false;
+		const w = watcher(
+			sandbox,
+			{ event: 'broadcastStatusChanged', messageIds: ids[0], statuses: [] },
+			{ failWhen: () => failing },
+		);
+		await w.poll();
+		sandbox.advance();
+		failing = true;
+		const snapshot = JSON.stringify(w.staticData);
+		const failed = await w.poll();
+		assert.deepEqual(failed.items, []);
+		assert.match(failed.warnings.join(' '), /poll failed/);
+		assert.equal(JSON.stringify(w.staticData), snapshot);
+		failing = false;
+		assert.deepEqual(
+			(await w.poll()).items.map((i) => [i.previousStatus, i.status]),
+			[['queued', 'sent']],
+		);
+		assert.deepEqual((await w.poll()).items, []);
+	});
+
+	it('an unknown id is logged and dropped; ids added later start without an event', async () => {
+		const [id] = await sendBroadcast(sandbox, [{ phone: '+34600000401' }]);
+		const params = {
+			event: 'broadcastStatusChanged',
+			messageIds: `${id}, bcm_unknown`,
+			statuses: [],
+		};
+		const w = watcher(sandbox, params);
+		await w.poll();
+		assert.deepEqual(w.staticData.poll.state.finished, ['bcm_unknown']);
+		const [later] = await sendBroadcast(sandbox, [{ phone: '+34600000402' }]);
+		params.messageIds = `${id}, ${later}`;
+		sandbox.advance();
+		const { items, warnings } = await w.poll();
+		assert.deepEqual(
+			items.map((i) => i.messageId),
+			[id],
+			'the added id is recorded, not reported',
+		);
+		assert.equal(w.staticData.poll.state.watching[later], 'sent');
+		assert.deepEqual(
+			w.staticData.poll.state.finished,
+			[],
+			'ids no longer in the parameter leave the state',
+		);
+		assert.deepEqual(warnings, []);
+	});
+
+	it('Fetch Test Event returns the real current status and leaves the state alone', async () => {
+		const [id] = await sendBroadcast(sandbox, [{ phone: '+34600000501' }]);
+		const w = watcher(sandbox, { event: 'broadcastStatusChanged', messageIds: id, statuses: [] });
+		await w.poll();
+		const snapshot = JSON.stringify(w.staticData);
+		sandbox.advance();
+		const { items } = await w.poll('manual');
+		assert.deepEqual(
+			[items[0].messageId, items[0].previousStatus, items[0].status],
+			[id, 'queued', 'sent'],
+		);
+		assert.equal(JSON.stringify(w.staticData), snapshot);
+	});
+
+	it('bad ids fail before any request, naming the field', async () => {
+		const mark = sandbox.log.length;
+		for (const messageIds of [
+			'',
+			'ok_1, ../auth/token',
+			Array.from({ length: 51 }, (_, i) => `bcm_${i}`),
+		]) {
+			const w = watcher(sandbox, { event: 'broadcastStatusChanged', messageIds, statuses: [] });
+			await assert.rejects(w.poll(), /Broadcast Message ID/);
+		}
+		assert.equal(sandbox.log.length, mark);
+	});
+});
