@@ -10,9 +10,13 @@ import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
 
 export async function startSandboxProcess(options = {}) {
-	const child = spawn(process.execPath, [fileURLToPath(new URL('./sandbox-process.mjs', import.meta.url)), JSON.stringify(options)], {
-		stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-	});
+	const child = spawn(
+		process.execPath,
+		[fileURLToPath(new URL('./sandbox-process.mjs', import.meta.url)), JSON.stringify(options)],
+		{
+			stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+		},
+	);
 	const [line] = await once(child.stdout, 'data');
 	const { url } = JSON.parse(String(line).trim().split('\n')[0]);
 	return {
@@ -32,14 +36,35 @@ export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 		const { access_token: token } = await fetch(`${server.url}/api/v1/auth/token`, {
 			method: 'POST',
 			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ client_id: DEMO_CLIENTS.full.clientId, client_secret: DEMO_CLIENTS.full.clientSecret }),
+			body: JSON.stringify({
+				client_id: DEMO_CLIENTS.full.clientId,
+				client_secret: DEMO_CLIENTS.full.clientSecret,
+			}),
 		}).then((r) => r.json());
 		const runner = sandboxRunner(Messenger, { url: server.url }, DEMO_CLIENTS.full);
 		const firstChat = await findChat(server.url, token);
 		// Warm up: token, code paths, sockets; then measure.
 		const small = randomBytes(1024);
-		const params = (id) => ({ resource: 'message', operation: 'sendMediaFile', chatId: id, binaryPropertyName: 'data', options: {} });
-		const item = (data) => [{ json: {}, binary: { data: { data: '', mimeType: 'application/pdf', fileName: 'report.pdf', fileSize: String(data.length) } } }];
+		const params = (id) => ({
+			resource: 'message',
+			operation: 'sendMediaFile',
+			chatId: id,
+			binaryPropertyName: 'data',
+			options: {},
+		});
+		const item = (data) => [
+			{
+				json: {},
+				binary: {
+					data: {
+						data: '',
+						mimeType: 'application/pdf',
+						fileName: 'report.pdf',
+						fileSize: String(data.length),
+					},
+				},
+			},
+		];
 		await runner.run(params(firstChat), { items: item(small), binary: { data: small } });
 
 		globalThis.gc();
@@ -52,7 +77,10 @@ export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 			peakArrayBuffers = Math.max(peakArrayBuffers, now.arrayBuffers);
 			peakRss = Math.max(peakRss, now.rss);
 		}, 1);
-		const [output] = await runner.run(params(firstChat), { items: item(file), binary: { data: file } });
+		const [output] = await runner.run(params(firstChat), {
+			items: item(file),
+			binary: { data: file },
+		});
 		clearInterval(sampler);
 		const after = process.memoryUsage();
 		peakArrayBuffers = Math.max(peakArrayBuffers, after.arrayBuffers);
@@ -69,12 +97,17 @@ export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 }
 
 async function findChat(url, token) {
-	const response = await fetch(`${url}/api/v1/messenger/contacts/search/a`, { headers: { Authorization: `Bearer ${token}` } });
+	const response = await fetch(`${url}/api/v1/messenger/contacts/search/a`, {
+		headers: { Authorization: `Bearer ${token}` },
+	});
 	const contacts = await response.json();
 	for (const contact of contacts) {
-		const check = await fetch(`${url}/api/v1/messenger/chats/check-existing?phone=${encodeURIComponent(contact.phone)}`, {
-			headers: { Authorization: `Bearer ${token}` },
-		}).then((r) => r.json());
+		const check = await fetch(
+			`${url}/api/v1/messenger/chats/check-existing?phone=${encodeURIComponent(contact.phone)}`,
+			{
+				headers: { Authorization: `Bearer ${token}` },
+			},
+		).then((r) => r.json());
 		if (check.exists) return check.chatId;
 	}
 	throw new Error('no open chat in the sandbox seed');

@@ -1,0 +1,106 @@
+// Request counts against the sandbox (in this process, on loopback): what each job costs.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { VoiceAi } from '../nodes/VoiceAi/VoiceAi.node.ts';
+import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
+import { createAuthenticatedHttp, createPollContext } from '../test/helpers/context.mjs';
+import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const apiCalls = (sandbox, mark) =>
+	sandbox.log.slice(mark).filter((e) => !e.path.endsWith('/auth/token'));
+
+/** Requests that Agent → Get Many with Return All makes over 10,000 agents. */
+export async function returnAllRequests() {
+	const sandbox = await startSandbox({ port: 0, agentCount: 10_000, rateLimitPerMinute: 0 });
+	try {
+		const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full);
+		const mark = sandbox.log.length;
+		const output = await voice.run({
+			resource: 'agent',
+			operation: 'getAll',
+			returnAll: true,
+			options: {},
+		});
+		return { requests: apiCalls(sandbox, mark).length, items: output.length };
+	} finally {
+		await sandbox.close();
+	}
+}
+
+/** Token requests for 20 executions × 50 calls through one credential within one token lifetime. */
+export async function tokenRequests() {
+	const sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0 });
+	try {
+		const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full);
+		const items = Array.from({ length: 50 }, () => ({ json: {} }));
+		for (let execution = 0; execution < 20; execution++) {
+			await voice.run({ resource: 'billing', operation: 'getBalance' }, { items });
+		}
+		return { tokens: sandbox.tokenRequests().length, calls: apiCalls(sandbox, 0).length };
+	} finally {
+		await sandbox.close();
+	}
+}
+
+/** Requests per steady-state poll of Campaign Status Changed with 10,000 campaigns, 20 active. */
+export async function triggerRequestsPerPoll() {
+	const sandbox = await startSandbox({
+		port: 0,
+		campaignCount: 10_000,
+		activeCampaignCount: 20,
+		rateLimitPerMinute: 0,
+	});
+	try {
+		const auth = createAuthenticatedHttp({
+			credentials: {
+				baseUrl: sandbox.url,
+				clientId: DEMO_CLIENTS.full.clientId,
+				clientSecret: DEMO_CLIENTS.full.clientSecret,
+			},
+		});
+		const staticData = {};
+		const poll = async () => {
+			const { context } = createPollContext({
+				params: { event: 'campaignStatusChanged', campaignScope: 'all', statuses: [] },
+				http: auth.httpRequestWithAuthentication,
+				credentials: auth.store.data,
+				staticData,
+			});
+			await new VoiceAiTrigger().poll.call(context);
+		};
+		await poll();
+		const counts = [];
+		for (let i = 0; i < 5; i++) {
+			const mark = sandbox.log.length;
+			await poll();
+			counts.push(apiCalls(sandbox, mark).length);
+		}
+		const mark = sandbox.log.length;
+		sandbox.advance();
+		await poll();
+		return { steady: Math.max(...counts), afterChanges: apiCalls(sandbox, mark).length };
+	} finally {
+		await sandbox.close();
+	}
+}
+
+/** Size of the npm package and its runtime dependencies. */
+export function packageFacts() {
+	const packed = JSON.parse(
+		execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: ROOT,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'ignore'],
+		}),
+	)[0];
+	const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+	return {
+		packedBytes: packed.size,
+		files: packed.entryCount,
+		dependencies: Object.keys(pkg.dependencies ?? {}).length,
+	};
+}
