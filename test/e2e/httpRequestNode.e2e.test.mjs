@@ -1,0 +1,114 @@
+// The credential used from n8n's own HTTP Request node (Predefined Credential Type), for
+// endpoints the package does not wrap: the token exchange and renewal must work there too.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
+import {
+	cleanupPack,
+	createN8nInstance,
+	executionError,
+	nodeOutput,
+	packPackage,
+} from './harness.mjs';
+
+const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
+
+function httpRequestWorkflow(id, url) {
+	return {
+		id,
+		name: `e2e ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: {
+			'Manual Trigger': { main: [[{ node: 'HTTP Request', type: 'main', index: 0 }]] },
+		},
+		nodes: [
+			{
+				id: `${id}-t`,
+				name: 'Manual Trigger',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: `${id}-h`,
+				name: 'HTTP Request',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [220, 0],
+				parameters: {
+					method: 'GET',
+					url,
+					authentication: 'predefinedCredentialType',
+					nodeCredentialType: 'voiceMessagingApi',
+					options: {},
+				},
+				credentials: { voiceMessagingApi: CREDENTIAL },
+			},
+		],
+		pinData: {},
+	};
+}
+
+describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }, () => {
+	let sandbox;
+	let n8n;
+
+	before(async () => {
+		sandbox = await startSandbox({ port: 0 });
+		n8n = await createN8nInstance({ tarball: await packPackage() });
+		await n8n.importCredentials([
+			{
+				...CREDENTIAL,
+				type: 'voiceMessagingApi',
+				data: {
+					baseUrl: sandbox.url,
+					clientId: DEMO_CLIENTS.full.clientId,
+					clientSecret: DEMO_CLIENTS.full.clientSecret,
+				},
+			},
+		]);
+	});
+	after(async () => {
+		await n8n?.cleanup();
+		await sandbox?.close();
+		cleanupPack();
+	});
+
+	it('gets a token, sends it, reuses it, and renews it after expiry', async () => {
+		await n8n.importWorkflow(
+			httpRequestWorkflow('e2eHttpBalance01', `${sandbox.url}/api/v1/voice/billing/balance`),
+		);
+		const first = await n8n.execute('e2eHttpBalance01');
+		assert.equal(executionError(first), undefined, n8n.log().slice(-3000));
+		const [balance] = nodeOutput(first, 'HTTP Request');
+		assert.deepEqual(Object.keys(balance).sort(), [
+			'credit',
+			'currency',
+			'minutes',
+			'ratePerMinute',
+		]);
+
+		await n8n.execute('e2eHttpBalance01');
+		assert.equal(
+			sandbox.tokenRequests().filter((e) => e.status === 200).length,
+			1,
+			'one token for two executions',
+		);
+
+		sandbox.expireTokens();
+		const mark = sandbox.log.length;
+		const renewed = await n8n.execute('e2eHttpBalance01');
+		assert.equal(executionError(renewed), undefined);
+		assert.deepEqual(
+			sandbox.log.slice(mark).map((e) => `${e.method} ${e.path} ${e.status}`),
+			[
+				'GET /api/v1/voice/billing/balance 401',
+				`POST ${TOKEN_PATH} 200`,
+				'GET /api/v1/voice/billing/balance 200',
+			],
+		);
+	});
+});
