@@ -1,3 +1,8 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { requireOneOf, requireText, requireUrl } from '../../shared/validation';
+import { CAPTION_MAX_LENGTH } from './common';
+
 /** Media kinds the send endpoints take for a file given by URL. */
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 
@@ -7,6 +12,64 @@ export const mediaTypeOptions = [
 	{ name: 'Image', value: 'image' },
 	{ name: 'Video', value: 'video' },
 ];
+
+/** The URL and kind of a file sent by URL (Send Media by URL, Send Media to Phone). */
+export const mediaUrlProperties: INodeProperties[] = [
+	{
+		displayName: 'Media URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. https://example.com/brochure.pdf',
+		description: 'Public http(s) address the API downloads the file from',
+	},
+	{
+		displayName: 'Media Type',
+		name: 'mediaType',
+		type: 'options',
+		options: mediaTypeOptions,
+		default: 'image',
+	},
+];
+
+export const mediaFileNameOption: INodeProperties = {
+	displayName: 'File Name',
+	name: 'fileName',
+	type: 'string',
+	default: '',
+	description: 'Name the recipient sees, for documents',
+};
+
+/** `{ url, type, caption?, fileName? }` from the parameters, each checked, for a send by URL. */
+export function mediaUrlBody(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	options: IDataObject,
+): IDataObject {
+	const node = this.getNode();
+	const body: IDataObject = {
+		url: requireUrl(node, this.getNodeParameter('url', itemIndex), 'Media URL', itemIndex),
+		type: requireOneOf(
+			node,
+			this.getNodeParameter('mediaType', itemIndex),
+			'Media Type',
+			MEDIA_TYPES,
+			itemIndex,
+		),
+	};
+	const caption = requireText(node, options.caption, 'Caption', itemIndex, {
+		maxLength: CAPTION_MAX_LENGTH,
+		optional: true,
+	});
+	if (caption !== '') body.caption = caption;
+	const fileName = requireText(node, options.fileName, 'File Name', itemIndex, {
+		maxLength: 255,
+		optional: true,
+	}).trim();
+	if (fileName !== '') body.fileName = fileName;
+	return body;
+}
 
 /**
  * What Send Media File uploads: any image, video or audio type, and these documents.
