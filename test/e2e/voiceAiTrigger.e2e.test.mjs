@@ -1,0 +1,372 @@
+// The Voice AI Trigger polling for real: two published workflows in a running n8n (`n8n start`),
+// against the sandbox. Executions are read back through n8n's own REST API.
+//
+// n8n 2.41.1 polls at most once a minute: it rejects any 6-field cron whose seconds field is not a
+// single number ("The polling interval is too short. It has to be at least a minute."). Its first
+// poll runs at activation (our baseline); the next ones follow the cron. The workflows use
+// `mode: 'custom'` with a fixed second chosen so the first scheduled poll comes soon after n8n is
+// up (the `everyMinute` mode is the same interval at a random second). The test never relies on
+// that timing: it counts polls in the sandbox log (each workflow has its own API client).
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
+import { bcryptHash, cleanupPack, createN8nInstance, packPackage } from './harness.mjs';
+
+const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.voiceAiTrigger';
+const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
+const BROWSER_ID = 'e2e-browser';
+const TRIGGER_NODE = 'Voice AI Trigger';
+const NOOP_NODE = 'No-Op';
+
+/** Each workflow polls with its own client, so the sandbox log tells their polls apart. */
+const STATUS = {
+	workflowId: 'e2eTrigStatus01',
+	credential: { id: 'e2eTrigCredFull', name: 'Voice trigger full client (e2e)' },
+	client: DEMO_CLIENTS.full,
+};
+const CREATED = {
+	workflowId: 'e2eTrigCreated1',
+	credential: { id: 'e2eTrigCredVoic', name: 'Voice trigger voice client (e2e)' },
+	client: DEMO_CLIENTS.voiceOnly,
+};
+
+/** Seconds from writing the workflows until n8n has made its baseline poll (import, publish, start). */
+const EXPECTED_STARTUP_S = 30;
+/** Margin after the baseline before the first scheduled poll, for the test to change the sandbox. */
+const CHANGE_MARGIN_S = 12;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns a truthy value; fails with `describe()` after `timeoutMs`. */
+async function waitFor(check, { timeoutMs, intervalMs = 250, describe }) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
+		await sleep(intervalMs);
+	}
+}
+
+function triggerWorkflow({ workflowId, credential }, parameters, cronSecond) {
+	return {
+		id: workflowId,
+		name: `e2e trigger ${parameters.event}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: {
+			[TRIGGER_NODE]: { main: [[{ node: NOOP_NODE, type: 'main', index: 0 }]] },
+		},
+		nodes: [
+			{
+				id: `${workflowId}-trigger`,
+				name: TRIGGER_NODE,
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					...parameters,
+					pollTimes: { item: [{ mode: 'custom', cronExpression: `${cronSecond} * * * * *` }] },
+				},
+				credentials: { voiceMessagingApi: { id: credential.id, name: credential.name } },
+			},
+			{
+				id: `${workflowId}-noop`,
+				name: NOOP_NODE,
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
+		],
+		pinData: {},
+	};
+}
+
+describe(
+	'Voice AI Trigger in an activated workflow of a running n8n',
+	{ timeout: 10 * 60_000 },
+	() => {
+		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
+		let sandbox;
+		/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+		let n8n;
+		/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
+		let server;
+		let cookie = '';
+		/** @type {(text: string) => any} */
+		let parseFlatted;
+		/** The second of every minute at which both workflows poll. */
+		let cronSecond = 0;
+
+		// What the test changed after the baseline, and the poll counts at that moment.
+		/** @type {{ finished: any, started: any, created: any, statusPollsBefore: number, createdPollsBefore: number }} */
+		let changed;
+
+		/** Campaign-list requests of one client that mark one poll (the baseline included). */
+		const pollCount = (which) =>
+			sandbox.log.filter((entry) => {
+				if (entry.clientId !== which.client.clientId || entry.method !== 'GET') return false;
+				if (!/\/voice\/campaigns$/.test(entry.path)) return false;
+				// Campaign Status Changed: one in-progress list per poll. New Campaign: one newest-first
+				// page 1 per poll.
+				return which === STATUS
+					? entry.query.status === 'in_progress'
+					: entry.query.status === undefined && String(entry.query.page) === '1';
+			}).length;
+
+		const failedRequests = () => sandbox.log.filter((entry) => entry.status >= 400);
+
+		async function rest(path) {
+			const response = await fetch(`${server.baseUrl}${path}`, {
+				headers: { 'browser-id': BROWSER_ID, cookie },
+			});
+			const text = await response.text();
+			assert.equal(
+				response.status,
+				200,
+				`GET ${path} → ${response.status}: ${text.slice(0, 2000)}`,
+			);
+			return JSON.parse(text).data;
+		}
+
+		/** Every execution of a workflow (summaries, newest first), running ones included. */
+		async function executionsOf(workflowId) {
+			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+			const page = await rest(`/rest/executions?filter=${filter}&limit=100`);
+			return page.results;
+		}
+
+		/** The run data of one execution: n8n stores it with `flatted`. */
+		async function runDataOf(executionId) {
+			const execution = await rest(`/rest/executions/${executionId}`);
+			const data =
+				typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
+			return { execution, runData: data.resultData.runData, error: data.resultData.error };
+		}
+
+		const itemsOf = (runData, nodeName) => {
+			const runs = runData[nodeName];
+			assert.ok(runs?.length, `node "${nodeName}" did not run; ran: ${Object.keys(runData)}`);
+			return (runs[runs.length - 1].data?.main?.[0] ?? []).map((item) => item.json);
+		};
+
+		const diagnostics = () =>
+			`\n--- sandbox log (tail) ---\n${sandbox.log
+				.slice(-30)
+				.map(
+					(e) =>
+						`${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`,
+				)
+				.join('\n')}\n--- n8n output (tail) ---\n${server?.output().slice(-4000)}`;
+
+		before(async () => {
+			sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+			const tarball = await packPackage();
+			n8n = await createN8nInstance({
+				tarball,
+				// The first poll's result and any "poll failed" warning show up at info; the default.
+				extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
+			});
+			parseFlatted = createRequire(join(n8n.n8nDir, 'node_modules', 'n8n', 'package.json'))(
+				'flatted',
+			).parse;
+
+			const credentialFor = ({ credential, client }) => ({
+				...credential,
+				type: 'voiceMessagingApi',
+				data: {
+					baseUrl: sandbox.url,
+					clientId: client.clientId,
+					clientSecret: client.clientSecret,
+				},
+			});
+			await n8n.importCredentials([credentialFor(STATUS), credentialFor(CREATED)]);
+
+			cronSecond = Math.floor(Date.now() / 1000 + EXPECTED_STARTUP_S + CHANGE_MARGIN_S) % 60;
+			await n8n.importWorkflow(
+				triggerWorkflow(
+					STATUS,
+					{
+						event: 'campaignStatusChanged',
+						campaignScope: 'all',
+						statuses: ['completed', 'failed', 'cancelled'],
+					},
+					cronSecond,
+				),
+			);
+			await n8n.importWorkflow(triggerWorkflow(CREATED, { event: 'newCampaign' }, cronSecond));
+			// `import:workflow` cannot activate in 2.x; publishing before the start does.
+			await n8n.n8n(['publish:workflow', `--id=${STATUS.workflowId}`]);
+			await n8n.n8n(['publish:workflow', `--id=${CREATED.workflowId}`]);
+
+			server = await n8n.start({
+				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+				N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+				N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(n8n.n8nDir, OWNER.password),
+			});
+			const login = await fetch(`${server.baseUrl}/rest/login`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
+				body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+			});
+			const loginText = await login.text();
+			assert.equal(login.status, 200, `POST /rest/login → ${login.status}: ${loginText}`);
+			cookie = login.headers
+				.getSetCookie()
+				.map((line) => line.split(';')[0])
+				.join('; ');
+		});
+
+		after(async () => {
+			await server?.stop();
+			await n8n?.cleanup();
+			await sandbox?.close();
+			cleanupPack();
+		});
+
+		it('activation polls once for a baseline and starts no execution, although campaigns exist', async () => {
+			await waitFor(() => pollCount(STATUS) >= 1 && pollCount(CREATED) >= 1, {
+				timeoutMs: 60_000,
+				describe: () => `no baseline poll of both workflows in the sandbox log${diagnostics()}`,
+			});
+			// When n8n came up late and the first scheduled poll is imminent, let that poll pass first
+			// (it must not start an execution either), so that no poll races the changes below.
+			const now = new Date();
+			const msToNextPoll =
+				(((cronSecond - now.getUTCSeconds() + 60) % 60) * 1000 || 60_000) -
+				now.getUTCMilliseconds();
+			const pollsSoFar = msToNextPoll < 8_000 ? 2 : 1;
+			// The baseline's three requests run in parallel; let the poll finish storing its state.
+			await sleep(1_500);
+			if (pollsSoFar === 2) {
+				await waitFor(() => pollCount(STATUS) >= 2 && pollCount(CREATED) >= 2, {
+					timeoutMs: 30_000,
+					describe: () => `no scheduled poll at second ${cronSecond}${diagnostics()}`,
+				});
+				await sleep(3_000);
+			}
+			assert.equal(pollCount(STATUS), pollsSoFar, `baseline poll count${diagnostics()}`);
+			assert.equal(pollCount(CREATED), pollsSoFar, `baseline poll count${diagnostics()}`);
+			assert.deepEqual(failedRequests(), [], 'the baseline polls all succeeded');
+
+			const campaigns = sandbox.state.campaigns;
+			assert.ok(campaigns.length >= 10, 'the sandbox has campaigns to report');
+			assert.ok(campaigns.some((c) => ['completed', 'failed', 'cancelled'].includes(c.status)));
+			assert.ok(campaigns.some((c) => c.status === 'in_progress'));
+			assert.deepEqual(await executionsOf(STATUS.workflowId), []);
+			assert.deepEqual(await executionsOf(CREATED.workflowId), []);
+
+			// Now change the sandbox before the first scheduled poll:
+			// - an in-progress campaign completes (wanted by the status filter);
+			// - a pending campaign starts (a change, but filtered out: in_progress is not chosen);
+			// - a campaign is created (pending: not a status event; a New Campaign event).
+			const statusPollsBefore = pollCount(STATUS);
+			const createdPollsBefore = pollCount(CREATED);
+			const changedAt = new Date().toISOString();
+			const finished = campaigns.find((c) => c.status === 'in_progress');
+			const started = campaigns.find((c) => c.status === 'pending');
+			assert.ok(finished && started);
+			Object.assign(finished, { status: 'completed', updatedAt: changedAt });
+			Object.assign(started, { status: 'in_progress', updatedAt: changedAt });
+			const created = sandbox.addCampaign({ name: 'E2E trigger campaign' });
+			changed = { finished, started, created, statusPollsBefore, createdPollsBefore };
+			// Guard: no poll ran while the sandbox was being changed.
+			assert.equal(pollCount(STATUS), statusPollsBefore);
+			assert.equal(pollCount(CREATED), createdPollsBefore);
+		});
+
+		it('Campaign Status Changed: the next poll starts exactly one execution with the change', async () => {
+			assert.ok(changed, 'the baseline test ran');
+			await waitFor(() => pollCount(STATUS) > changed.statusPollsBefore, {
+				timeoutMs: 75_000,
+				describe: () => `no scheduled poll after the baseline${diagnostics()}`,
+			});
+			const executions = await waitFor(
+				async () => {
+					const list = await executionsOf(STATUS.workflowId);
+					return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new')
+						? list
+						: undefined;
+				},
+				{
+					timeoutMs: 30_000,
+					describe: () => `no finished execution after the poll${diagnostics()}`,
+				},
+			);
+			assert.equal(executions.length, 1, JSON.stringify(executions, null, 2));
+			const [summary] = executions;
+			assert.equal(summary.status, 'success', JSON.stringify(summary));
+			assert.equal(summary.mode, 'trigger', JSON.stringify(summary));
+
+			const { runData, error } = await runDataOf(summary.id);
+			assert.equal(error, undefined, JSON.stringify(error));
+			const items = itemsOf(runData, TRIGGER_NODE);
+			assert.equal(
+				items.length,
+				1,
+				`only the completed campaign: ${JSON.stringify(items, null, 2)}`,
+			);
+			const [event] = items;
+			assert.equal(event.campaignId, changed.finished.id);
+			assert.equal(event.campaignName, changed.finished.name);
+			assert.equal(event.previousStatus, 'in_progress');
+			assert.equal(event.status, 'completed');
+			assert.equal(event.campaign.id, changed.finished.id);
+			assert.equal(event.campaign.status, 'completed');
+			// The rest of the workflow ran on that item.
+			assert.deepEqual(itemsOf(runData, NOOP_NODE), items);
+		});
+
+		it('New Campaign: the next poll starts exactly one execution with the created campaign', async () => {
+			assert.ok(changed, 'the baseline test ran');
+			await waitFor(() => pollCount(CREATED) > changed.createdPollsBefore, {
+				timeoutMs: 75_000,
+				describe: () => `no scheduled poll after the baseline${diagnostics()}`,
+			});
+			const executions = await waitFor(
+				async () => {
+					const list = await executionsOf(CREATED.workflowId);
+					return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new')
+						? list
+						: undefined;
+				},
+				{
+					timeoutMs: 30_000,
+					describe: () => `no finished execution after the poll${diagnostics()}`,
+				},
+			);
+			assert.equal(executions.length, 1, JSON.stringify(executions, null, 2));
+			assert.equal(executions[0].status, 'success', JSON.stringify(executions[0]));
+			const { runData, error } = await runDataOf(executions[0].id);
+			assert.equal(error, undefined, JSON.stringify(error));
+			const items = itemsOf(runData, TRIGGER_NODE);
+			assert.equal(items.length, 1, `only the new campaign: ${JSON.stringify(items, null, 2)}`);
+			assert.equal(items[0].id, changed.created.id);
+			assert.equal(items[0].name, 'E2E trigger campaign');
+			assert.equal(items[0].status, 'pending');
+			assert.deepEqual(itemsOf(runData, NOOP_NODE), items);
+		});
+
+		it('a further poll with no change starts no execution in either workflow', async () => {
+			assert.ok(changed, 'the baseline test ran');
+			await waitFor(
+				() =>
+					pollCount(STATUS) > changed.statusPollsBefore + 1 &&
+					pollCount(CREATED) > changed.createdPollsBefore + 1,
+				{ timeoutMs: 75_000, describe: () => `no second scheduled poll${diagnostics()}` },
+			);
+			// Give an (unwanted) execution time to be saved before counting.
+			await sleep(5_000);
+			const status = await executionsOf(STATUS.workflowId);
+			const created = await executionsOf(CREATED.workflowId);
+			assert.equal(status.length, 1, `status workflow: ${JSON.stringify(status, null, 2)}`);
+			assert.equal(created.length, 1, `new-campaign workflow: ${JSON.stringify(created, null, 2)}`);
+			assert.deepEqual(failedRequests(), [], 'every poll request succeeded');
+			assert.doesNotMatch(server.output(), /poll failed/, 'no poll failed');
+		});
+	},
+);
