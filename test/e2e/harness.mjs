@@ -7,13 +7,33 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { it as nodeTestIt } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PACKAGE_NAME = 'n8n-nodes-voice-messaging';
 export const NODE_TYPE = `${PACKAGE_NAME}.voiceAi`;
 export const DEFAULT_N8N_VERSION = process.env.N8N_VERSION || '2.41.1';
 export const ENCRYPTION_KEY = 'e2e-voice-messaging-fixed-encryption-key';
+/** The n8n 1.x release the suites also run on (test/e2e/n8n1.e2e.test.mjs). */
+export const N8N_1_VERSION = '1.123.81';
+
+/**
+ * Whether a version is on the n8n 1.x line. What the harness does differently there, all of it
+ * marked `n8n 1.x:` below:
+ * - `n8n start`: /healthz/readiness answers 200 once the database is migrated, a few seconds
+ *   before the REST API is mounted (POST /rest/login → 404 "Cannot POST"); 2.x's readiness also
+ *   waits for `fullyReady`. So on 1.x `start()` also waits for the REST API;
+ * - no owner by environment (N8N_INSTANCE_OWNER_*, 2.x only): `setUpOwner()` uses the setup
+ *   endpoint that the editor's first screen calls.
+ * Everything else the suites use works the same on both lines: install into .n8n/nodes,
+ * import:credentials / import:workflow, `execute --id --rawOutput` and its output, the node
+ * typeVersions (Edit Fields 3.4, Convert to File 1.1, Read/Write Files 1.1). The defaults that
+ * differ are n8n's own: binary data mode `default` (in memory) on 1.x, `filesystem` on 2.x;
+ * task runners off on 1.x (the N8N_RUNNERS_* settings are then unused).
+ * @param {string} version
+ */
+export const isN8n1 = (version) => version.split('.')[0] === '1';
 
 const tempDirs = new Set();
 const children = new Set();
@@ -80,6 +100,63 @@ export function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 
 			}
 		});
 	});
+}
+
+/**
+ * Which n8n version a suite file runs on, and which of its tests. Run directly (`npm test` runs
+ * each file in its own process) a file gets DEFAULT_N8N_VERSION and all its tests, exactly as
+ * before. `importSuite` (test/e2e/n8n1.e2e.test.mjs) imports a file with another version and,
+ * optionally, a subset of its tests; a file is a module, so it registers its suite once per process.
+ * @typedef {{ version: string, only?: string[], registered: Set<string> }} SuiteImport
+ * @type {SuiteImport | undefined}
+ */
+let suiteImport;
+/** Suite files imported into this process: they share one tarball (see cleanupPack). */
+let importedSuites = 0;
+
+/**
+ * Called once at the top of a suite file: the n8n version to run on, the suite's title for it and
+ * the `it` to register tests with (node:test's own, or one that marks tests outside the chosen
+ * subset as skipped, with the reason).
+ * @param {string} title the suite's title on the default version
+ */
+export function suiteOptions(title) {
+	const current = suiteImport;
+	if (!current) return { version: DEFAULT_N8N_VERSION, title, it: nodeTestIt };
+	const { version, only, registered } = current;
+	/** @type {typeof nodeTestIt} */
+	const it = (name, options, fn) => {
+		if (typeof options === 'function') [options, fn] = [{}, options];
+		registered.add(name);
+		const skip = only && !only.includes(name) && `not in the subset run on n8n ${version}`;
+		return nodeTestIt(name, skip ? { ...options, skip } : options, fn);
+	};
+	const subset = only ? ', subset' : '';
+	return { version, title: `${title} (n8n ${version}${subset})`, it };
+}
+
+/**
+ * Registers the suite of another test file with another n8n version (and optionally only the
+ * tests named in `only`; the others show as skipped). Fails when a name in `only` matches no test,
+ * so renaming a test cannot silently drop it from the subset.
+ * @param {string} file a test file in this folder, e.g. 'voiceAi.e2e.test.mjs'
+ * @param {{ version: string, only?: string[] }} options
+ */
+export async function importSuite(file, { version, only }) {
+	if (suiteImport) throw new Error('importSuite: one suite file at a time');
+	suiteImport = { version, only, registered: new Set() };
+	importedSuites++;
+	try {
+		await import(pathToFileURL(join(ROOT, 'test', 'e2e', file)).href);
+		const { registered } = suiteImport;
+		if (registered.size === 0) {
+			throw new Error(`${file} registered no tests: already imported, or no suiteOptions() call`);
+		}
+		const unknown = (only ?? []).filter((name) => !registered.has(name));
+		if (unknown.length) throw new Error(`${file} has no tests named ${JSON.stringify(unknown)}`);
+	} finally {
+		suiteImport = undefined;
+	}
 }
 
 let packed;
@@ -303,6 +380,7 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 	};
 
 	return {
+		version,
 		userFolder,
 		env,
 		n8nBin,
@@ -390,7 +468,8 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 				}
 				try {
 					const response = await fetch(`${baseUrl}/healthz/readiness`);
-					if (response.ok) break;
+					// n8n 1.x: ready before its REST API is mounted; wait until /rest answers too.
+					if (response.ok && (!isN8n1(version) || (await restMounted(baseUrl)))) break;
 				} catch {
 					// not listening yet
 				}
@@ -412,8 +491,43 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 	};
 }
 
+/** Whether a running n8n's REST API is mounted (unmounted paths answer 404 "Cannot GET"). */
+async function restMounted(baseUrl) {
+	const response = await fetch(`${baseUrl}/rest/login`);
+	await response.arrayBuffer();
+	return response.status !== 404;
+}
+
+/**
+ * Sets up the instance owner of a running n8n that has none and returns its session cookie.
+ * n8n 1.x has no owner by environment (N8N_INSTANCE_OWNER_*); this is the call the editor's
+ * setup screen makes. (In 2.x, give `start()` the N8N_INSTANCE_OWNER_* settings and log in.)
+ * @param {string} baseUrl @param {{ email: string, password: string }} owner
+ * @param {string} [browserId] sent as `browser-id`; the cookie is bound to it
+ */
+export async function setUpOwner(baseUrl, { email, password }, browserId = 'e2e-browser') {
+	const response = await fetch(`${baseUrl}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': browserId },
+		body: JSON.stringify({ email, password, firstName: 'E2E', lastName: 'Owner' }),
+	});
+	const text = await response.text();
+	if (response.status !== 200) {
+		throw new Error(`POST /rest/owner/setup → ${response.status}: ${text.slice(0, 2000)}`);
+	}
+	const cookie = response.headers
+		.getSetCookie()
+		.map((line) => line.split(';')[0])
+		.join('; ');
+	if (!/n8n-auth=/.test(cookie)) throw new Error(`owner setup set no n8n-auth cookie: ${cookie}`);
+	return cookie;
+}
+
 /** Removes the packed tarball's folder (call once at the end of a file). */
 export function cleanupPack() {
+	// Suites imported through importSuite run one after another in one process: they keep the one
+	// tarball (no second build); the process's exit handler removes it.
+	if (importedSuites > 0) return;
 	for (const dir of [...tempDirs]) if (dir.includes('voice-messaging-pack-')) removeDir(dir);
 	packed = undefined;
 }

@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
@@ -23,7 +23,12 @@ import {
 	executionError,
 	nodeOutput,
 	packPackage,
+	suiteOptions,
 } from './harness.mjs';
+
+// The n8n version (and `it`): run directly, DEFAULT_N8N_VERSION and every test, as always;
+// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+const { version: N8N_VERSION, title, it } = suiteOptions('Messenger node in a real n8n');
 
 const MESSENGER_TYPE = `${PACKAGE_NAME}.messenger`;
 const CREDENTIAL = { id: 'e2eMsgrCred0001', name: 'Messenger sandbox (e2e)' };
@@ -121,7 +126,7 @@ function filesBelow(dir) {
 /** An n8n instance with its own sandbox and the credential imported. */
 async function setUp(tarball, extraEnv) {
 	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-	const n8n = await createN8nInstance({ tarball, extraEnv });
+	const n8n = await createN8nInstance({ tarball, extraEnv, version: N8N_VERSION });
 	await n8n.importCredentials([
 		{
 			...CREDENTIAL,
@@ -218,7 +223,7 @@ function base64UploadPlan(id, chat, { bytes, fileName, mimeType, caption, type }
 
 const openChats = (env) => env.sandbox.state.chats.filter((c) => c.status === 'open');
 
-describe('Messenger node in a real n8n', { timeout: 20 * 60_000 }, () => {
+describe(title, { timeout: 20 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof setUp>>} */ let main;
 	/** @type {Awaited<ReturnType<typeof setUp>>} */ let filesystem;
 	/** @type {Awaited<ReturnType<typeof setUp>>} */ let memory;

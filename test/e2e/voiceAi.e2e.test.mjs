@@ -1,6 +1,6 @@
 // The packed package inside a real n8n (installed as a community package), against the sandbox.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
@@ -9,8 +9,13 @@ import {
 	executionError,
 	nodeOutput,
 	packPackage,
+	suiteOptions,
 	voiceAiWorkflow,
 } from './harness.mjs';
+
+// The n8n version (and `it`): run directly, DEFAULT_N8N_VERSION and every test, as always;
+// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+const { version: N8N_VERSION, title, it } = suiteOptions('Voice AI node in a real n8n');
 
 const CREDENTIAL = { id: 'e2eVoiceCred001', name: 'Voice sandbox (e2e)' };
 const AGENT_COUNT = 130; // more than one page of 100, so Return All must follow totalPages
@@ -18,7 +23,7 @@ const AGENT_COUNT = 130; // more than one page of 100, so Return All must follow
 /** A campaign id in the Resource Locator's "By ID" mode. */
 const byId = (value) => ({ __rl: true, mode: 'id', value });
 
-describe('Voice AI node in a real n8n', { timeout: 15 * 60_000 }, () => {
+describe(title, { timeout: 15 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 	let sandbox;
 	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
@@ -53,7 +58,7 @@ describe('Voice AI node in a real n8n', { timeout: 15 * 60_000 }, () => {
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1', agentCount: AGENT_COUNT });
 		const tarball = await packPackage();
-		n8n = await createN8nInstance({ tarball });
+		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
 		await n8n.importCredentials([
 			{
 				...CREDENTIAL,
