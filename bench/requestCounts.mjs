@@ -35,7 +35,8 @@ export async function returnAllRequests() {
 export async function tokenRequests() {
 	const sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0 });
 	try {
-		const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full);
+		// Pacing off: this row counts tokens, not how fast 1,000 calls may go.
+		const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
 		const items = Array.from({ length: 50 }, () => ({ json: {} }));
 		for (let execution = 0; execution < 20; execution++) {
 			await voice.run({ resource: 'billing', operation: 'getBalance' }, { items });

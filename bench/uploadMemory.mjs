@@ -43,8 +43,9 @@ export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 		}).then((r) => r.json());
 		const runner = sandboxRunner(Messenger, { url: server.url }, DEMO_CLIENTS.full);
 		const firstChat = await findChat(server.url, token);
-		// Warm up: token, code paths, sockets; then measure.
-		const small = randomBytes(1024);
+		// Warm up with a file of the same size (token, code paths, sockets, the allocator's
+		// one-time growth), then measure a second upload.
+		const warmUp = randomBytes(sizeBytes);
 		const params = (id) => ({
 			resource: 'message',
 			operation: 'sendMediaFile',
@@ -65,7 +66,7 @@ export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 				},
 			},
 		];
-		await runner.run(params(firstChat), { items: item(small), binary: { data: small } });
+		await runner.run(params(firstChat), { items: item(warmUp), binary: { data: warmUp } });
 
 		globalThis.gc();
 		const before = process.memoryUsage();

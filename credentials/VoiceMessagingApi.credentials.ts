@@ -58,6 +58,15 @@ export class VoiceMessagingApi implements ICredentialType {
 			default: '',
 		},
 		{
+			displayName: 'Requests per Minute',
+			name: 'requestsPerMinute',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 100,
+			description:
+				"Most requests this credential sends in any minute from this n8n instance, so long runs stay under the API's limit (100 per minute per IP) instead of meeting 429 answers. Lower it when other tools share your IP; 0 turns pacing off.",
+		},
+		{
 			// Filled by preAuthentication and stored (encrypted) with the credential, so every
 			// execution reuses one token until the API answers 401; then n8n asks for a new one.
 			displayName: 'Access Token',

@@ -20,6 +20,7 @@ import { createIdFactory, createRandom, createSeedState, hashString } from './da
  *   campaignCount?: number,
  *   activeCampaignCount?: number,
  *   maxLogEntries?: number,
+ *   rateWindowMs?: number,
  * }} SandboxOptions
  *
  * @typedef {{ method: string, path: string, query: Record<string, string>, status: number, clientId: string | undefined, at: string }} LogEntry
@@ -74,6 +75,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	campaignCount: 30,
 	activeCampaignCount: 5,
 	maxLogEntries: Infinity,
+	rateWindowMs: 60_000,
 });
 
 export const TOKEN_PATH = '/api/v1/auth/token';
@@ -88,7 +90,7 @@ const base64url = (data) => Buffer.from(data).toString('base64url');
  * Sliding one-minute window per key; only accepted requests count.
  * @param {() => number} getLimit 0 disables
  */
-function createRateLimiter(getLimit) {
+function createRateLimiter(getLimit, getWindowMs = () => WINDOW_MS) {
 	/** @type {Map<string, number[]>} */
 	const hits = new Map();
 	return {
@@ -99,11 +101,12 @@ function createRateLimiter(getLimit) {
 			let times = hits.get(key);
 			if (!times) hits.set(key, (times = []));
 			let expired = 0;
-			while (expired < times.length && times[expired] <= now - WINDOW_MS) expired++;
+			const windowMs = getWindowMs();
+			while (expired < times.length && times[expired] <= now - windowMs) expired++;
 			if (expired > 0) times.splice(0, expired);
 			if (times.length >= limit) {
 				// The window frees a slot when the request `limit` places back drops out of it.
-				const freesAt = times[times.length - limit] + WINDOW_MS;
+				const freesAt = times[times.length - limit] + windowMs;
 				return {
 					allowed: false,
 					limit,
@@ -192,7 +195,8 @@ export async function startSandbox(options = {}) {
 	/** @type {LogEntry[]} */
 	const log = [];
 	let tokensIssued = 0;
-	const generalLimiter = createRateLimiter(() => opts.rateLimitPerMinute);
+	// rateWindowMs shortens the API's one-minute window for benchmarks that must finish quickly.
+	const generalLimiter = createRateLimiter(() => opts.rateLimitPerMinute, () => opts.rateWindowMs);
 	const tokenLimiter = createRateLimiter(() => opts.tokenRateLimitPerMinute);
 	/** @type {NodeJS.Timeout | undefined} */
 	let timer;

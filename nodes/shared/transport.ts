@@ -12,6 +12,7 @@ import { sleep } from 'n8n-workflow';
 import { normalizeBaseUrl } from './baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
 import { requestFailedError } from './errors';
+import { waitForRequestSlot } from './pacing';
 
 export const CREDENTIAL_TYPE = 'voiceMessagingApi';
 
@@ -19,10 +20,7 @@ export const CREDENTIAL_TYPE = 'voiceMessagingApi';
 export const MAX_PAGE_SIZE = 100;
 
 export type RequestContext =
-	| IExecuteFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions
-	| IHookFunctions;
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
 
 /** How long to wait and how often to try again. Tests shorten the waits. */
 export const retrySettings = {
@@ -169,15 +167,31 @@ export function path(strings: TemplateStringsArray, ...ids: string[]): string {
 	return built;
 }
 
-async function baseUrlOf(context: RequestContext): Promise<string> {
-	const credentials = await context.getCredentials<{ baseUrl?: string }>(CREDENTIAL_TYPE);
-	return normalizeBaseUrl(credentials.baseUrl);
+/** Requests per minute a credential may send when it does not say (the API's own limit). */
+export const DEFAULT_REQUESTS_PER_MINUTE = 100;
+
+async function credentialSettings(
+	context: RequestContext,
+): Promise<{ baseUrl: string; pacingKey: string; perMinute: number }> {
+	const credentials = await context.getCredentials<{
+		baseUrl?: string;
+		clientId?: string;
+		requestsPerMinute?: number | string;
+	}>(CREDENTIAL_TYPE);
+	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
+	const configured = credentials.requestsPerMinute;
+	const perMinute =
+		configured === undefined || configured === null || configured === ''
+			? DEFAULT_REQUESTS_PER_MINUTE
+			: Number(configured);
+	return { baseUrl, pacingKey: `${baseUrl}|${String(credentials.clientId ?? '')}`, perMinute };
 }
 
 /**
- * One API call with the credential's token, retried where that is safe: 429 for every method
- * (honouring Retry-After), 5xx and network errors for GET only, so nothing is sent twice.
- * n8n itself renews the token and resends once when the API answers 401.
+ * One API call with the credential's token, paced to the credential's requests-per-minute
+ * budget, and retried where that is safe: 429 for every method (honouring Retry-After), 5xx and
+ * network errors for GET only, so nothing is sent twice. n8n itself renews the token and resends
+ * once when the API answers 401.
  */
 export async function apiRequest(
 	this: RequestContext,
@@ -185,7 +199,7 @@ export async function apiRequest(
 	path: string,
 	options: ApiRequestOptions = {},
 ): Promise<unknown> {
-	const baseUrl = await baseUrlOf(this);
+	const { baseUrl, pacingKey, perMinute } = await credentialSettings(this);
 	const request: IHttpRequestOptions = {
 		method,
 		baseURL: baseUrl,
@@ -197,6 +211,7 @@ export async function apiRequest(
 	if (options.body !== undefined) request.body = options.body;
 
 	for (let attempt = 1; ; attempt++) {
+		await waitForRequestSlot(pacingKey, perMinute);
 		try {
 			// A fresh copy each time: n8n writes the Authorization header into the options it is given.
 			return await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {

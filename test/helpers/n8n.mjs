@@ -7,3 +7,4 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const { NodeApiError, NodeOperationError } = require('n8n-workflow');
 export const { retrySettings } = require('../../nodes/shared/transport.ts');
+export const { pacingSettings, resetPacing } = require('../../nodes/shared/pacing.ts');
