@@ -1,4 +1,5 @@
 // Local in-memory implementation of the provider's Integration API, for tests, benchmarks and demos.
+import { appendFileSync } from 'node:fs';
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { HttpError, ROUTES, advanceOnce, findById, insert, matchRoute } from './api.mjs';
@@ -285,6 +286,8 @@ export async function startSandbox(options = {}) {
 		});
 		liveTokens.add(jti);
 		tokensIssued++;
+		// The test run's leak check scans every output for each token the sandbox gave out.
+		if (process.env.SANDBOX_TOKEN_LOG) appendFileSync(process.env.SANDBOX_TOKEN_LOG, `${accessToken}\n`);
 		return {
 			status: 200,
 			body: { access_token: accessToken, expires_in: lifetime, token_type: 'Bearer', scope },

@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 // Runs the test suites with node's own test runner; TypeScript sources load through tsx.
 // Usage: node scripts/test.mjs [unit] [integration] [e2e]   (default: all three, in that order)
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+//
+// Afterwards a leak check scans everything the suites printed, and the logs of every n8n they
+// ran, for the demo clients' secrets and for every token the sandboxes issued: zero hits or
+// the run fails.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const suites = process.argv.slice(2).length ? process.argv.slice(2) : ['unit', 'integration', 'e2e'];
@@ -19,6 +26,67 @@ function testFiles(dir) {
 	return found;
 }
 
+const work = mkdtempSync(join(tmpdir(), 'voice-messaging-test-run-'));
+const tokenLog = join(work, 'tokens.txt');
+const logDir = join(work, 'logs');
+const printed = [];
+
+/** Runs one suite, passing its output through and keeping a copy for the leak check. */
+function runSuite(files, concurrency) {
+	return new Promise((resolve) => {
+		const child = spawn(
+			process.execPath,
+			['--import', 'tsx', '--test', ...concurrency, '--test-reporter=spec', ...files],
+			{
+				cwd: root,
+				stdio: ['ignore', 'pipe', 'pipe'],
+				env: { ...process.env, NODE_ENV: 'test', SANDBOX_TOKEN_LOG: tokenLog, E2E_LOG_DIR: logDir },
+			},
+		);
+		child.stdout.on('data', (chunk) => {
+			printed.push(chunk);
+			process.stdout.write(chunk);
+		});
+		child.stderr.on('data', (chunk) => {
+			printed.push(chunk);
+			process.stderr.write(chunk);
+		});
+		child.on('close', (code) => resolve(code));
+	});
+}
+
+function filesBelow(dir) {
+	try {
+		return readdirSync(dir).flatMap((name) => {
+			const path = join(dir, name);
+			return statSync(path).isDirectory() ? filesBelow(path) : [path];
+		});
+	} catch {
+		return [];
+	}
+}
+
+/** Secrets and tokens found in what the run printed or logged, as "where: what" lines. */
+function leaks() {
+	let tokens = [];
+	try {
+		tokens = readFileSync(tokenLog, 'utf8').split('\n').filter(Boolean);
+	} catch {
+		// no sandbox issued a token in this run
+	}
+	const secrets = [
+		...Object.entries(DEMO_CLIENTS).map(([name, client]) => [`client secret of ${name}`, client.clientSecret]),
+		...tokens.map((token, i) => [`token #${i + 1}`, token]),
+	];
+	const sources = [['test output', Buffer.concat(printed).toString('utf8')]];
+	for (const file of filesBelow(logDir)) sources.push([relative(work, file), readFileSync(file, 'utf8')]);
+	const hits = [];
+	for (const [where, text] of sources) {
+		for (const [what, value] of secrets) if (text.includes(value)) hits.push(`${where}: ${what}`);
+	}
+	return { hits, secrets: secrets.length, bytes: sources.reduce((sum, [, text]) => sum + text.length, 0) };
+}
+
 let failed = false;
 for (const suite of suites) {
 	const files = testFiles(join(root, 'test', suite));
@@ -28,12 +96,16 @@ for (const suite of suites) {
 	}
 	console.log(`\n# suite: ${suite} (${files.length} files)`);
 	// e2e files share one n8n install and the machine's two cores: run them one at a time.
-	const concurrency = suite === 'e2e' ? ['--test-concurrency=1'] : [];
-	const result = spawnSync(
-		process.execPath,
-		['--import', 'tsx', '--test', ...concurrency, '--test-reporter=spec', ...files],
-		{ cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-	);
-	if (result.status !== 0) failed = true;
+	const code = await runSuite(files, suite === 'e2e' ? ['--test-concurrency=1'] : []);
+	if (code !== 0) failed = true;
 }
+
+const check = leaks();
+if (check.hits.length) {
+	console.error(`\nleak check FAILED: ${check.hits.length} hits\n${check.hits.join('\n')}`);
+	failed = true;
+} else {
+	console.log(`\nleak check: ${check.secrets} secrets and tokens, 0 hits in ${check.bytes} characters of output and logs`);
+}
+rmSync(work, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
