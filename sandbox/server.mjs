@@ -4,6 +4,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { createServer } from 'node:http';
 import { HttpError, ROUTES, advanceOnce, findById, insert, matchRoute } from './api.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
+import { createFaultInjector } from './faults.mjs';
 
 /**
  * @typedef {import('./data.mjs').SandboxState} SandboxState
@@ -22,6 +23,7 @@ import { createIdFactory, createRandom, createSeedState, hashString } from './da
  *   activeCampaignCount?: number,
  *   maxLogEntries?: number,
  *   rateWindowMs?: number,
+ *   faults?: import('./faults.mjs').FaultOptions,
  * }} SandboxOptions
  *
  * @typedef {{ method: string, path: string, query: Record<string, string>, status: number, clientId: string | undefined, at: string }} LogEntry
@@ -77,6 +79,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	activeCampaignCount: 5,
 	maxLogEntries: Infinity,
 	rateWindowMs: 60_000,
+	faults: {},
 });
 
 export const TOKEN_PATH = '/api/v1/auth/token';
@@ -182,6 +185,7 @@ function withDefaults(options) {
  */
 export async function startSandbox(options = {}) {
 	const opts = withDefaults(options);
+	let faults = createFaultInjector(opts.faults);
 	const seed = Number(opts.seed) >>> 0;
 	const newId = createIdFactory(createRandom(hashString(`${seed}:ids`)));
 	const random = createRandom(hashString(`${seed}:runtime`));
@@ -368,7 +372,31 @@ export async function startSandbox(options = {}) {
 
 		/** @type {import('./api.mjs').ApiResult} */
 		let result;
+		// Faults hit API endpoints only: the token endpoint stays reliable.
+		const fault = path === TOKEN_PATH ? undefined : faults.next();
+		if (fault) entry.fault = fault.after ? `${fault.kind} after` : fault.kind;
 		try {
+			if (fault?.kind === 'reset' && !fault.after) {
+				entry.status = 0;
+				log.push(entry);
+				req.socket.destroy();
+				return;
+			}
+			if (fault?.kind === 'serverError' && !fault.after) {
+				throw new HttpError(fault.status ?? 503, 'Injected server error (not carried out)');
+			}
+			if (fault?.kind === 'rateLimit') {
+				throw new HttpError(
+					429,
+					'Too Many Requests',
+					faults.options.retryAfter === false ? {} : { 'Retry-After': '1' },
+				);
+			}
+			if (fault?.kind === 'tokenExpiry') {
+				const presented = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''));
+				const claims = presented ? decodeToken(presented[1]) : undefined;
+				if (claims) liveTokens.delete(claims.jti);
+			}
 			if (path === TOKEN_PATH) result = await issueToken(req, entry);
 			else {
 				/** @type {string[]} */
@@ -399,12 +427,25 @@ export async function startSandbox(options = {}) {
 			}
 		}
 
-		entry.status = result.status;
+		const succeeded = result.status >= 200 && result.status < 300;
+		if (fault?.kind === 'serverError' && fault.after && succeeded) {
+			result = {
+				status: fault.status ?? 500,
+				body: { statusCode: fault.status ?? 500, message: 'Injected server error (carried out)', error: 'Server Error' },
+			};
+		}
+		entry.status = fault?.kind === 'reset' && fault.after ? 0 : result.status;
 		// Logged before the response leaves, so a client that got its answer always sees the entry.
 		log.push(entry);
 		if (log.length > opts.maxLogEntries) log.splice(0, log.length - opts.maxLogEntries);
 
-		const payload = JSON.stringify(result.body);
+		if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, faults.options.slowMs ?? 200));
+		if (fault?.kind === 'reset' && fault.after) {
+			req.socket.destroy();
+			return;
+		}
+		let payload = JSON.stringify(result.body);
+		if (fault?.kind === 'malformedJson' && succeeded) payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
 		res.writeHead(result.status, {
 			'Content-Type': 'application/json; charset=utf-8',
 			'Content-Length': Buffer.byteLength(payload),
@@ -489,6 +530,13 @@ export async function startSandbox(options = {}) {
 		resetRateLimits() {
 			generalLimiter.reset();
 			tokenLimiter.reset();
+		},
+		/** Switches faults on (or off with `{}`) from now on; `faultCounts` says how many were injected. */
+		setFaults(faultOptions = {}) {
+			faults = createFaultInjector(faultOptions);
+		},
+		get faultCounts() {
+			return { ...faults.counts };
 		},
 		setOptions(partial) {
 			for (const key of /** @type {const} */ ([

@@ -12,6 +12,8 @@ export interface RequestFailure {
 	code?: string;
 	/** Message of an error that is neither an HTTP answer nor a network failure. */
 	otherMessage?: string;
+	/** The answer was cut off or otherwise not valid JSON although it looked like JSON. */
+	malformed?: boolean;
 }
 
 /** Per-call wording for statuses whose meaning depends on the operation. */
@@ -34,11 +36,16 @@ export function roleForPath(path: string): string | undefined {
 
 function statusWording(
 	failure: RequestFailure,
-	path: string,
-	baseUrl: string,
+	request: { method: string; path: string; baseUrl: string },
 	context: ErrorContext,
 ): string {
+	const { path, baseUrl } = request;
 	const status = failure.status;
+	if (failure.malformed) {
+		return request.method === 'GET'
+			? 'The API answered with broken JSON, also when asked again. Try again later.'
+			: `The API answered with broken JSON (HTTP ${status ?? 200}), so it is not known whether the request was carried out. Check before sending it again.`;
+	}
 	if (status === undefined) {
 		if (failure.code) {
 			return `Could not reach the API at ${baseUrl} (${failure.code}). Check the credential's Base URL and that the server is up.`;
@@ -87,7 +94,7 @@ export function requestFailedError(
 	request: { method: string; path: string; baseUrl: string },
 	context: ErrorContext = {},
 ): NodeApiError {
-	const message = statusWording(failure, request.path, request.baseUrl, context);
+	const message = statusWording(failure, request, context);
 	const said = serverMessage(failure.body);
 	const where = `${request.method} ${request.path}`;
 	const description = said

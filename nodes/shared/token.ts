@@ -169,8 +169,7 @@ export async function exchangeClientCredentials(
 		);
 	}
 	const body = (typeof response.body === 'string' ? safeJson(response.body) : response.body) as
-		| { access_token?: unknown; expires_in?: unknown; scope?: unknown }
-		| undefined;
+		{ access_token?: unknown; expires_in?: unknown; scope?: unknown } | undefined;
 	const accessToken = body?.access_token;
 	if (typeof accessToken !== 'string' || accessToken === '') {
 		throw new TokenExchangeError(

@@ -140,6 +140,7 @@ export function retryDelayMs(
 export function shouldRetry(method: string, failure: RequestFailure, attempt: number): boolean {
 	if (failure.status === 429) return attempt < retrySettings.rateLimitAttempts;
 	if (method !== 'GET') return false;
+	if (failure.malformed) return attempt < retrySettings.transientAttempts;
 	const transient =
 		(failure.status !== undefined && failure.status >= 500) ||
 		(failure.code !== undefined && TRANSIENT_NETWORK_CODES.has(failure.code));
@@ -212,18 +213,24 @@ export async function apiRequest(
 
 	for (let attempt = 1; ; attempt++) {
 		await waitForRequestSlot(pacingKey, perMinute);
+		let failure: RequestFailure;
 		try {
 			// A fresh copy each time: n8n writes the Authorization header into the options it is given.
-			return await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-				...request,
-				headers: { ...(request.headers ?? {}) },
-			});
+			const response = await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				{
+					...request,
+					headers: { ...(request.headers ?? {}) },
+				},
+			);
+			const checked = checkedAnswer(response);
+			if (!checked.malformed) return checked.answer;
+			failure = { malformed: true, status: 200 };
 		} catch (error) {
-			const failure = describeFailure(error);
-			if (shouldRetry(method, failure, attempt)) {
-				await sleep(retryDelayMs(failure, attempt));
-				continue;
-			}
+			failure = describeFailure(error);
+		}
+		if (!shouldRetry(method, failure, attempt)) {
 			throw requestFailedError(
 				this.getNode(),
 				failure,
@@ -231,7 +238,27 @@ export async function apiRequest(
 				options.errorContext,
 			);
 		}
+		await sleep(retryDelayMs(failure, attempt));
 	}
+}
+
+/**
+ * A JSON answer as the node passes it on. n8n hands over the raw text when the body does not
+ * parse: text that looks like JSON but is cut off is a failure (the caller decides whether it
+ * may ask again); other text is wrapped, an empty body becomes an empty object.
+ */
+export function checkedAnswer(response: unknown): { answer?: unknown; malformed?: true } {
+	if (typeof response !== 'string') return { answer: response };
+	const text = response.trim();
+	if (text === '') return { answer: {} };
+	if (text.startsWith('{') || text.startsWith('[')) {
+		try {
+			return { answer: JSON.parse(text) };
+		} catch {
+			return { malformed: true };
+		}
+	}
+	return { answer: { data: response } };
 }
 
 export interface ListPage {
@@ -257,12 +284,12 @@ export function toListPage(response: unknown): ListPage {
 			};
 		}
 	}
-	return {
-		items:
-			response === undefined || response === null || response === ''
-				? []
-				: [response as IDataObject],
-	};
+	const empty =
+		response === undefined ||
+		response === null ||
+		response === '' ||
+		(typeof response === 'object' && Object.keys(response as object).length === 0);
+	return { items: empty ? [] : [response as IDataObject] };
 }
 
 /**

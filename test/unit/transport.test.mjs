@@ -28,10 +28,17 @@ function scripted(respond) {
 		try {
 			return await respond(options, calls.length);
 		} catch (error) {
-			throw new NodeApiError({ name: 'Test', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} }, error);
+			throw new NodeApiError(
+				{ name: 'Test', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} },
+				error,
+			);
 		}
 	};
-	const context = createExecuteContext({ params: {}, http, credentials: { baseUrl: 'https://api.example.com/' } });
+	const context = createExecuteContext({
+		params: {},
+		http,
+		credentials: { baseUrl: 'https://api.example.com/' },
+	});
 	return { context, calls };
 }
 
@@ -39,7 +46,10 @@ describe('path', () => {
 	it('encodes every id so that it stays one segment', () => {
 		assert.equal(path`/voice/agents/${'agt_1'}`, '/api/v1/voice/agents/agt_1');
 		assert.equal(path`/voice/agents/${'../auth/token'}`, '/api/v1/voice/agents/..%2Fauth%2Ftoken');
-		assert.equal(path`/messenger/contacts/${'a b?c#d'}/attributes/${'k/1'}`, '/api/v1/messenger/contacts/a%20b%3Fc%23d/attributes/k%2F1');
+		assert.equal(
+			path`/messenger/contacts/${'a b?c#d'}/attributes/${'k/1'}`,
+			'/api/v1/messenger/contacts/a%20b%3Fc%23d/attributes/k%2F1',
+		);
 		// URL parsing must not resolve the encoded id into another endpoint
 		const url = new URL(path`/voice/agents/${'../../auth/token'}`, 'https://api.example.com');
 		assert.equal(url.pathname, '/api/v1/voice/agents/..%2F..%2Fauth%2Ftoken');
@@ -84,10 +94,20 @@ describe('retry policy', () => {
 
 	it('waits Retry-After when given, bounded, else backs off with growing jitter', () => {
 		const fixed = () => 0.5;
-		Object.assign(retrySettings, { baseDelayMs: 1000, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 });
+		Object.assign(retrySettings, {
+			baseDelayMs: 1000,
+			maxDelayMs: 30_000,
+			maxRetryAfterMs: 60_000,
+		});
 		try {
-			assert.equal(retryDelayMs({ headers: { 'retry-after': '2' } }, 1, () => 0), 2000);
-			assert.equal(retryDelayMs({ headers: { 'Retry-After': '7200' } }, 1, () => 0), 60_000);
+			assert.equal(
+				retryDelayMs({ headers: { 'retry-after': '2' } }, 1, () => 0),
+				2000,
+			);
+			assert.equal(
+				retryDelayMs({ headers: { 'Retry-After': '7200' } }, 1, () => 0),
+				60_000,
+			);
 			const httpDate = new Date(Date.now() + 5000).toUTCString();
 			const fromDate = retryDelayMs({ headers: { 'retry-after': httpDate } }, 1, () => 0);
 			assert.ok(fromDate > 3000 && fromDate <= 5000, String(fromDate));
@@ -106,7 +126,9 @@ describe('retry policy', () => {
 describe('apiRequest', () => {
 	it('joins the base URL, sends JSON and returns the body', async () => {
 		const { context, calls } = scripted(() => ({ id: 'agt_1' }));
-		const result = await apiRequest.call(context, 'GET', '/api/v1/voice/agents/agt_1', { qs: { a: 1 } });
+		const result = await apiRequest.call(context, 'GET', '/api/v1/voice/agents/agt_1', {
+			qs: { a: 1 },
+		});
 		assert.deepEqual(result, { id: 'agt_1' });
 		assert.equal(calls[0].baseURL, 'https://api.example.com');
 		assert.equal(calls[0].url, '/api/v1/voice/agents/agt_1');
@@ -119,7 +141,9 @@ describe('apiRequest', () => {
 			if (n < 3) throw httpError(503, 'Service Unavailable');
 			return { ok: true };
 		});
-		assert.deepEqual(await apiRequest.call(context, 'GET', '/api/v1/voice/billing/balance'), { ok: true });
+		assert.deepEqual(await apiRequest.call(context, 'GET', '/api/v1/voice/billing/balance'), {
+			ok: true,
+		});
 		assert.equal(calls.length, 3);
 	});
 
@@ -127,12 +151,15 @@ describe('apiRequest', () => {
 		const { context, calls } = scripted(() => {
 			throw httpError(502, { message: 'upstream died' });
 		});
-		await assert.rejects(apiRequest.call(context, 'POST', '/api/v1/voice/campaigns/c1/cancel'), (error) => {
-			assert.ok(error instanceof NodeApiError);
-			assert.match(error.message, /HTTP 502/);
-			assert.match(error.description, /upstream died/);
-			return true;
-		});
+		await assert.rejects(
+			apiRequest.call(context, 'POST', '/api/v1/voice/campaigns/c1/cancel'),
+			(error) => {
+				assert.ok(error instanceof NodeApiError);
+				assert.match(error.message, /HTTP 502/);
+				assert.match(error.description, /upstream died/);
+				return true;
+			},
+		);
 		assert.equal(calls.length, 1);
 	});
 
@@ -140,7 +167,10 @@ describe('apiRequest', () => {
 		const { context, calls } = scripted(() => {
 			throw networkError('ECONNRESET');
 		});
-		await assert.rejects(apiRequest.call(context, 'POST', '/api/v1/messenger/broadcast/messages', { body: {} }), /Could not reach the API at https:\/\/api\.example\.com \(ECONNRESET\)/);
+		await assert.rejects(
+			apiRequest.call(context, 'POST', '/api/v1/messenger/broadcast/messages', { body: {} }),
+			/Could not reach the API at https:\/\/api\.example\.com \(ECONNRESET\)/,
+		);
 		assert.equal(calls.length, 1);
 	});
 
@@ -149,7 +179,12 @@ describe('apiRequest', () => {
 			if (n === 1) throw httpError(429, { message: 'Too Many Requests' }, { 'retry-after': '0' });
 			return { id: 'msg_1' };
 		});
-		assert.deepEqual(await apiRequest.call(context, 'POST', '/api/v1/messenger/messages/send/media', { body: { a: 1 } }), { id: 'msg_1' });
+		assert.deepEqual(
+			await apiRequest.call(context, 'POST', '/api/v1/messenger/messages/send/media', {
+				body: { a: 1 },
+			}),
+			{ id: 'msg_1' },
+		);
 		assert.equal(calls.length, 2);
 	});
 
@@ -157,7 +192,10 @@ describe('apiRequest', () => {
 		const { context, calls } = scripted(() => {
 			throw httpError(429, '');
 		});
-		await assert.rejects(apiRequest.call(context, 'GET', '/api/v1/voice/agents'), /too many requests.*100 per minute/);
+		await assert.rejects(
+			apiRequest.call(context, 'GET', '/api/v1/voice/agents'),
+			/too many requests.*100 per minute/,
+		);
 		assert.equal(calls.length, retrySettings.rateLimitAttempts);
 	});
 
@@ -172,12 +210,42 @@ describe('apiRequest', () => {
 	});
 
 	const cases = [
-		[400, { message: ['chatId must be a string', 'url must be a URL'] }, {}, /rejected the request as invalid/, /chatId must be a string; url must be a URL/],
-		[401, { message: 'Invalid or expired token' }, {}, /did not accept the access token/, /Invalid or expired token/],
+		[
+			400,
+			{ message: ['chatId must be a string', 'url must be a URL'] },
+			{},
+			/rejected the request as invalid/,
+			/chatId must be a string; url must be a URL/,
+		],
+		[
+			401,
+			{ message: 'Invalid or expired token' },
+			{},
+			/did not accept the access token/,
+			/Invalid or expired token/,
+		],
 		[403, { message: 'Missing role: voicebot' }, {}, /"voicebot" role/, /Missing role/],
-		[404, { statusCode: 404, message: 'Agent not found', error: 'Not Found' }, { resource: 'Agent', id: 'agt_x' }, /Agent not found: "agt_x"/, /Agent not found/],
-		[409, { message: 'Campaign already completed' }, { conflictMessage: 'Already finished.' }, /Already finished\./, /Campaign already completed/],
-		[500, '<html>oops</html>', {}, /failed to process the request \(HTTP 500\)/, /<html>oops<\/html>/],
+		[
+			404,
+			{ statusCode: 404, message: 'Agent not found', error: 'Not Found' },
+			{ resource: 'Agent', id: 'agt_x' },
+			/Agent not found: "agt_x"/,
+			/Agent not found/,
+		],
+		[
+			409,
+			{ message: 'Campaign already completed' },
+			{ conflictMessage: 'Already finished.' },
+			/Already finished\./,
+			/Campaign already completed/,
+		],
+		[
+			500,
+			'<html>oops</html>',
+			{},
+			/failed to process the request \(HTTP 500\)/,
+			/<html>oops<\/html>/,
+		],
 		[418, '', {}, /answered HTTP 418/, /GET \/api\/v1\/voice\/agents answered HTTP 418/],
 	];
 	for (const [status, body, errorContext, message, description] of cases) {
@@ -187,15 +255,22 @@ describe('apiRequest', () => {
 			});
 			Object.assign(retrySettings, { transientAttempts: 1 });
 			try {
-				await assert.rejects(apiRequest.call(context, 'GET', '/api/v1/voice/agents', { errorContext }), (error) => {
-					assert.ok(error instanceof NodeApiError);
-					assert.match(error.message, message);
-					assert.match(error.description, description);
-					assert.equal(error.httpCode, String(status));
-					const serialized = JSON.stringify(error) + String(error.stack) + JSON.stringify(error.context);
-					assert.ok(!serialized.includes('must-never-leak'), 'the request headers must not travel in the error');
-					return true;
-				});
+				await assert.rejects(
+					apiRequest.call(context, 'GET', '/api/v1/voice/agents', { errorContext }),
+					(error) => {
+						assert.ok(error instanceof NodeApiError);
+						assert.match(error.message, message);
+						assert.match(error.description, description);
+						assert.equal(error.httpCode, String(status));
+						const serialized =
+							JSON.stringify(error) + String(error.stack) + JSON.stringify(error.context);
+						assert.ok(
+							!serialized.includes('must-never-leak'),
+							'the request headers must not travel in the error',
+						);
+						return true;
+					},
+				);
 			} finally {
 				retrySettings.transientAttempts = saved.transientAttempts;
 			}
@@ -206,7 +281,10 @@ describe('apiRequest', () => {
 		const { context } = scripted(() => {
 			throw httpError(403, { message: 'Forbidden' });
 		});
-		await assert.rejects(apiRequest.call(context, 'GET', '/api/v1/messenger/contacts/c1'), /"messenger" role/);
+		await assert.rejects(
+			apiRequest.call(context, 'GET', '/api/v1/messenger/contacts/c1'),
+			/"messenger" role/,
+		);
 	});
 });
 
@@ -221,7 +299,10 @@ describe('pagination', () => {
 
 	it('accepts a bare array or an envelope', () => {
 		assert.deepEqual(toListPage([{ a: 1 }]), { items: [{ a: 1 }] });
-		assert.deepEqual(toListPage({ items: [{ a: 1 }], total: 1, page: 1, totalPages: 1 }), { items: [{ a: 1 }], totalPages: 1 });
+		assert.deepEqual(toListPage({ items: [{ a: 1 }], total: 1, page: 1, totalPages: 1 }), {
+			items: [{ a: 1 }],
+			totalPages: 1,
+		});
 		assert.deepEqual(toListPage(''), { items: [] });
 	});
 
@@ -230,28 +311,58 @@ describe('pagination', () => {
 			const page = Number(options.qs.page);
 			const limit = Number(options.qs.limit);
 			const all = Array.from({ length: total }, (_, i) => ({ id: `r${i + 1}` }));
-			return { items: all.slice((page - 1) * limit, page * limit), total, page, totalPages: Math.ceil(total / limit) };
+			return {
+				items: all.slice((page - 1) * limit, page * limit),
+				total,
+				page,
+				totalPages: Math.ceil(total / limit),
+			};
 		});
 	}
 
 	it('Return All follows totalPages to the end with pages of 100', async () => {
 		const { context, calls } = pagedApi(250);
-		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', { returnAll: true, qs: { sort: 'asc' } });
+		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', {
+			returnAll: true,
+			qs: { sort: 'asc' },
+		});
 		assert.equal(items.length, 250);
 		assert.equal(new Set(items.map((i) => i.id)).size, 250);
-		assert.deepEqual(calls.map((c) => [c.qs.page, c.qs.limit, c.qs.sort]), [[1, 100, 'asc'], [2, 100, 'asc'], [3, 100, 'asc']]);
+		assert.deepEqual(
+			calls.map((c) => [c.qs.page, c.qs.limit, c.qs.sort]),
+			[
+				[1, 100, 'asc'],
+				[2, 100, 'asc'],
+				[3, 100, 'asc'],
+			],
+		);
 	});
 
 	it('Limit stops early and never fetches more than it needs', async () => {
 		const { context, calls } = pagedApi(1000);
-		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', { returnAll: false, limit: 150 });
-		assert.deepEqual(items.map((i) => i.id), Array.from({ length: 150 }, (_, i) => `r${i + 1}`));
-		assert.deepEqual(calls.map((c) => [c.qs.page, c.qs.limit]), [[1, 75], [2, 75]]);
+		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', {
+			returnAll: false,
+			limit: 150,
+		});
+		assert.deepEqual(
+			items.map((i) => i.id),
+			Array.from({ length: 150 }, (_, i) => `r${i + 1}`),
+		);
+		assert.deepEqual(
+			calls.map((c) => [c.qs.page, c.qs.limit]),
+			[
+				[1, 75],
+				[2, 75],
+			],
+		);
 	});
 
 	it('Limit larger than the list stops at the last page', async () => {
 		const { context, calls } = pagedApi(30);
-		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', { returnAll: false, limit: 500 });
+		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', {
+			returnAll: false,
+			limit: 500,
+		});
 		assert.equal(items.length, 30);
 		assert.equal(calls.length, 1);
 	});
@@ -259,7 +370,39 @@ describe('pagination', () => {
 	it('a bare-array list is taken whole, and cut to the limit', async () => {
 		const { context, calls } = scripted(() => [{ id: 1 }, { id: 2 }, { id: 3 }]);
 		assert.equal((await apiRequestAllItems.call(context, '/x', { returnAll: true })).length, 3);
-		assert.equal((await apiRequestAllItems.call(context, '/x', { returnAll: false, limit: 2 })).length, 2);
+		assert.equal(
+			(await apiRequestAllItems.call(context, '/x', { returnAll: false, limit: 2 })).length,
+			2,
+		);
 		assert.equal(calls.length, 2);
+	});
+});
+
+describe('answers that are not clean JSON', async () => {
+	const { checkedAnswer } = await import('../../nodes/shared/transport.ts');
+
+	it('parses JSON text, wraps plain text, and flags JSON that is cut off', () => {
+		assert.deepEqual(checkedAnswer({ a: 1 }), { answer: { a: 1 } });
+		assert.deepEqual(checkedAnswer('{"a":1}'), { answer: { a: 1 } });
+		assert.deepEqual(checkedAnswer('OK'), { answer: { data: 'OK' } });
+		assert.deepEqual(checkedAnswer(''), { answer: {} });
+		assert.deepEqual(checkedAnswer('{"id":"msg_1","sta'), { malformed: true });
+		assert.deepEqual(toListPage(checkedAnswer('').answer), { items: [] });
+	});
+
+	it('a GET with a broken answer is asked again; a POST is not, and says it may have been carried out', async () => {
+		const get = scripted((options, n) => (n === 1 ? '{"credit": 1' : { credit: 1 }));
+		assert.deepEqual(await apiRequest.call(get.context, 'GET', '/api/v1/voice/billing/balance'), {
+			credit: 1,
+		});
+		assert.equal(get.calls.length, 2);
+		const post = scripted(() => '{"id":"msg_1","sta');
+		await assert.rejects(
+			apiRequest.call(post.context, 'POST', '/api/v1/messenger/messages/send/location', {
+				body: {},
+			}),
+			/broken JSON \(HTTP 200\), so it is not known whether the request was carried out/,
+		);
+		assert.equal(post.calls.length, 1);
 	});
 });
