@@ -32,6 +32,8 @@ export const retrySettings = {
 	maxDelayMs: 30_000,
 	/** Longest Retry-After that is honoured as given; longer ones are cut to this. */
 	maxRetryAfterMs: 60_000,
+	/** Spread added to a Retry-After wait so parallel executions do not return together. */
+	retryAfterJitterMs: 250,
 };
 
 const TRANSIENT_NETWORK_CODES = new Set([
@@ -125,7 +127,10 @@ export function retryDelayMs(
 		if (Number.isFinite(ms)) {
 			ms = Math.max(0, ms);
 			// A little spread so that parallel executions do not return in the same millisecond.
-			return Math.min(ms, retrySettings.maxRetryAfterMs) + Math.floor(random() * 250);
+			return (
+				Math.min(ms, retrySettings.maxRetryAfterMs) +
+				Math.floor(random() * retrySettings.retryAfterJitterMs)
+			);
 		}
 	}
 	const ceiling = Math.min(
