@@ -541,3 +541,121 @@ export function bcryptHash(n8nDir, password) {
 	const bcrypt = require('bcryptjs');
 	return bcrypt.hashSync(password, 10);
 }
+
+/**
+ * Logs a user of a running n8n in (2.x: the owner set by N8N_INSTANCE_OWNER_*); returns the
+ * session cookie, bound to `browserId`.
+ * @param {string} baseUrl @param {{ email: string, password: string }} user
+ * @param {string} [browserId]
+ */
+export async function logIn(baseUrl, { email, password }, browserId = 'e2e-browser') {
+	const response = await fetch(`${baseUrl}/rest/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': browserId },
+		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+	});
+	const text = await response.text();
+	if (response.status !== 200) {
+		throw new Error(`POST /rest/login → ${response.status}: ${text.slice(0, 2000)}`);
+	}
+	return response.headers
+		.getSetCookie()
+		.map((line) => line.split(';')[0])
+		.join('; ');
+}
+
+/**
+ * Runs an imported workflow of a running n8n the way the editor's "Execute workflow" button does
+ * (POST /rest/workflows/:id/run, mode `manual`) from the trigger `triggerName`, and waits for the
+ * execution to finish. A polling trigger then runs its poll in manual mode: "Fetch Test Event".
+ * (`n8n execute --id` cannot do this: the CLI starts only at a Manual Trigger.)
+ * Resolves to the stored execution, its run data and its error (n8n stores them with `flatted`).
+ * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string }} session
+ * @param {string} workflowId @param {string} triggerName
+ * @param {{ timeoutMs?: number }} [options]
+ */
+export async function runManually(
+	{ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' },
+	workflowId,
+	triggerName,
+	{ timeoutMs = 60_000 } = {},
+) {
+	const headers = { 'content-type': 'application/json', 'browser-id': browserId, cookie };
+	const rest = async (method, path, body) => {
+		const response = await fetch(`${baseUrl}${path}`, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		if (response.status !== 200) {
+			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`);
+		}
+		return JSON.parse(text).data;
+	};
+	const started = await rest('POST', `/rest/workflows/${workflowId}/run`, {
+		triggerToStartFrom: { name: triggerName },
+	});
+	if (!started?.executionId) {
+		throw new Error(`manual run of ${workflowId} started no execution: ${JSON.stringify(started)}`);
+	}
+	const parse = createRequire(join(n8nDir, 'node_modules', 'n8n', 'package.json'))('flatted').parse;
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await rest('GET', `/rest/executions/${started.executionId}`);
+		if (execution.finished || !['new', 'running', 'waiting'].includes(execution.status)) {
+			const data = typeof execution.data === 'string' ? parse(execution.data) : execution.data;
+			return {
+				execution,
+				runData: data?.resultData?.runData ?? {},
+				error: data?.resultData?.error,
+			};
+		}
+		if (Date.now() > deadline) {
+			throw new Error(
+				`execution ${started.executionId} of ${workflowId} still ${execution.status} after ${timeoutMs} ms`,
+			);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+}
+
+/** Chromium flags for the editor test: no sandbox (root in CI), and no background connections,
+ * which a closed network refuses (Chromium then stalls or logs errors). */
+export const CHROMIUM_ARGS = Object.freeze([
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+]);
+
+let chromiumPath;
+/**
+ * The path of a Chromium for playwright-core (scripts/ensure-chromium.sh finds one, or installs
+ * Debian's `chromium` with apt-get when there is none). playwright-core never downloads a browser.
+ */
+export function ensureChromium() {
+	chromiumPath ??= run('bash', [join(ROOT, 'scripts/ensure-chromium.sh')], {
+		timeoutMs: 600_000,
+	}).then(({ stdout }) => {
+		const path = stdout.trim().split('\n').pop();
+		if (!path) throw new Error('scripts/ensure-chromium.sh printed no browser path');
+		return path;
+	});
+	return chromiumPath;
+}
+
+/**
+ * Launches headless Chromium through playwright-core with CHROMIUM_ARGS. Each launch gets a fresh
+ * profile (`--user-data-dir`): playwright creates a temporary one and removes it on close.
+ * @param {Record<string, unknown>} [options] more options for `chromium.launch`
+ * @returns {Promise<import('playwright-core').Browser>}
+ */
+export async function launchChromium(options = {}) {
+	const executablePath = await ensureChromium();
+	const { chromium } = await import('playwright-core');
+	return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS], ...options });
+}
