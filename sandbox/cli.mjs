@@ -39,6 +39,9 @@ Options (environment variable in brackets):
 ${Object.entries(NUMERIC_FLAGS)
 	.map(([flag, [env, , fallback]]) => `  --${`${flag} <n>`.padEnd(24)}default ${fallback} [${env}]`)
 	.join('\n')}
+  --faults <json>           inject faults, e.g. '{"serverErrorRate":0.05,"rateLimitRate":0.1,"retryAfter":false,
+                            "tokenExpiryRate":0.02,"slowRate":0.05,"slowMs":500,"resetRate":0.02,
+                            "malformedJsonRate":0.02,"seed":1}' (rates from 0 to 1) [SANDBOX_FAULTS]
   --quiet                   do not print each request
   --help                    show this text
 
@@ -58,6 +61,7 @@ function toNumber(name, value) {
 const { values } = parseArgs({
 	options: {
 		host: { type: 'string' },
+		faults: { type: 'string' },
 		quiet: { type: 'boolean', default: false },
 		help: { type: 'boolean', short: 'h', default: false },
 		...Object.fromEntries(Object.keys(NUMERIC_FLAGS).map((flag) => [flag, { type: 'string' }])),
@@ -81,6 +85,15 @@ for (const [flag, [env, option, fallback]] of Object.entries(NUMERIC_FLAGS)) {
 }
 // A long-running demo must not grow its request log forever.
 options.maxLogEntries = 10_000;
+const faultsText = /** @type {string | undefined} */ (values.faults) ?? process.env.SANDBOX_FAULTS;
+if (faultsText) {
+	try {
+		options.faults = JSON.parse(faultsText);
+	} catch (error) {
+		console.error(`--faults must be JSON such as '{"serverErrorRate":0.05,"seed":1}': ${error.message}`);
+		process.exit(2);
+	}
+}
 
 const sandbox = await startSandbox(options);
 
@@ -92,7 +105,7 @@ if (!values.quiet) {
 		if (printed > log.length) printed = 0;
 		for (; printed < log.length; printed++) {
 			const { at, method, path, status, clientId } = log[printed];
-			console.log(`${at} ${method} ${path} -> ${status}${clientId ? ` (${clientId})` : ''}`);
+			console.log(`${at} ${method} ${path} -> ${status}${clientId ? ` (${clientId})` : ''}${log[printed].fault ? ` [fault: ${log[printed].fault}]` : ''}`);
 		}
 	}, 250).unref();
 }
