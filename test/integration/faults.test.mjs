@@ -67,6 +67,23 @@ describe('1,000 operations under each fault', () => {
 				{ resource: 'billing', operation: 'getBalance' },
 				{ items, continueOnFail: true },
 			);
+			// Broadcasts too: one recipient per item, each phone unique to this run and item.
+			const prefix = 100 + Object.keys(FAULTS).indexOf(name);
+			const phoneOf = (i) => `+34${prefix}${String(i + 1).padStart(6, '0')}`;
+			const broadcastItems = items.slice(0, 200);
+			const broadcasts = await messenger.run(
+				(i) => ({
+					resource: 'broadcast',
+					operation: 'send',
+					channel: 'whatsapp',
+					recipientsInput: 'rows',
+					recipients: { recipient: [{ phone: phoneOf(i) }] },
+					messageContent: 'text',
+					text: 'Your order is on its way',
+					options: {},
+				}),
+				{ items: broadcastItems, continueOnFail: true },
+			);
 			const injected = sandbox.faultCounts;
 			sandbox.setFaults({});
 
@@ -111,7 +128,19 @@ describe('1,000 operations under each fault', () => {
 					);
 			});
 
-			const errors = [...sends, ...reads].filter((o) => o.json.error);
+			assert.equal(broadcasts.length, broadcastItems.length, 'no broadcast item lost');
+			const perPhone = new Map();
+			for (const message of sandbox.state.broadcastMessages) {
+				perPhone.set(message.recipient, (perPhone.get(message.recipient) ?? 0) + 1);
+			}
+			broadcasts.forEach((o, i) => {
+				const times = perPhone.get(phoneOf(i)) ?? 0;
+				assert.ok(times <= 1, `broadcast of item ${i} sent ${times} times`);
+				if (!o.json.error)
+					assert.equal(times, 1, `broadcast of item ${i} succeeded but was not recorded`);
+			});
+
+			const errors = [...sends, ...reads, ...broadcasts].filter((o) => o.json.error);
 			if (faults.tokenExpiryRate || faults.rateLimitRate || faults.slowRate) {
 				assert.deepEqual(
 					errors.map((o) => o.json.error),
