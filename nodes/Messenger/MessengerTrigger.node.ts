@@ -28,7 +28,7 @@ export class MessengerTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["event"] }}',
 		description:
-			'Starts the workflow when a broadcast message changes status (sent, delivered, read, failed)',
+			'WhatsApp messages, chats, contacts and broadcasts: start a workflow when a broadcast message changes status',
 		defaults: { name: 'Messenger Trigger' },
 		polling: true,
 		inputs: [],

@@ -31,7 +31,7 @@ export class VoiceAiTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["event"] }}',
 		description:
-			'Starts the workflow when a call campaign changes status, a campaign is created, or the balance runs low',
+			'Voice AI agents and call campaigns: start a workflow when a campaign changes status or is created, or the balance runs low',
 		defaults: { name: 'Voice AI Trigger' },
 		polling: true,
 		inputs: [],

@@ -3,12 +3,7 @@ import type { OperationTable } from '../../shared/router';
 /** Resource → operations of the Messenger node. */
 export type MessengerMap = {
 	message:
-		| 'sendMediaFile'
-		| 'sendMedia'
-		| 'sendMediaToPhone'
-		| 'sendLocation'
-		| 'get'
-		| 'removeReaction';
+		'sendMediaFile' | 'sendMedia' | 'sendMediaToPhone' | 'sendLocation' | 'get' | 'removeReaction';
 	chat: 'checkExisting' | 'getMessages' | 'markImportant' | 'reopen';
 	contact: 'create' | 'get' | 'search' | 'updateAttribute' | 'replaceAttributes';
 	broadcast: 'send' | 'getStatus';
