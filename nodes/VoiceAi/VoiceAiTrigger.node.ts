@@ -40,7 +40,7 @@ export class VoiceAiTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The API has no webhooks, so this trigger asks it for changes at every poll (set how often below). Its first poll after activation only records the current state.',
+					'The API has no webhooks, so this trigger asks it for changes at every poll (how often: Poll Times). Its first poll after activation only records the current state.',
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
