@@ -2,7 +2,7 @@
 // self-hosted users install community packages (npm, into <user folder>/.n8n/nodes), and drives
 // a real n8n (installed once into a cache folder by scripts/ensure-n8n.sh) through its CLI.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -60,6 +60,18 @@ process.on('exit', () => {
 	}
 	for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * Appends n8n's output to the folder the test runner scans for secrets and tokens after the
+ * run (E2E_LOG_DIR, set by scripts/test.mjs); does nothing when the suite runs on its own.
+ * @param {string} text
+ */
+function keepForLeakCheck(text) {
+	const dir = process.env.E2E_LOG_DIR;
+	if (!dir) return;
+	mkdirSync(dir, { recursive: true });
+	appendFileSync(join(dir, `n8n-${process.pid}.log`), `${text}\n`);
+}
 
 /**
  * Runs a command and collects its output. Rejects with the command, exit code and the tail of
@@ -365,9 +377,11 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 		try {
 			const result = await run(n8nBin, args, { cwd: userFolder, env, timeoutMs });
 			stderrLog.push(`$ n8n ${args.join(' ')}\n${result.stderr}`);
+			keepForLeakCheck(`$ n8n ${args.join(' ')}\n${result.stdout}\n${result.stderr}`);
 			return result;
 		} catch (error) {
 			stderrLog.push(`$ n8n ${args.join(' ')} (FAILED)\n${error.stderr ?? error.message}`);
+			keepForLeakCheck(`$ n8n ${args.join(' ')} (FAILED)\n${error.stdout ?? ''}\n${error.stderr ?? error.message}`);
 			throw error;
 		}
 	};
@@ -460,6 +474,7 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 				const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
 				await exited;
 				clearTimeout(timer);
+				keepForLeakCheck(`$ n8n start\n${output}`);
 			};
 			const deadline = Date.now() + 120_000;
 			for (;;) {
