@@ -9,6 +9,7 @@ import {
 	tokenRequests,
 	triggerRequestsPerPoll,
 } from './requestCounts.mjs';
+import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
 import { measureUploadMemory } from './uploadMemory.mjs';
 
@@ -60,6 +61,14 @@ add(
 	trigger.steady,
 	'<= 4',
 	`a poll after statuses moved: ${trigger.afterChanges} (+1 GET per campaign that finished)`,
+);
+
+const cpu = await measureCpuPerItem({ items: 1000, runs: 3 });
+add(
+	'CPU per item, Voice AI node / HTTP Request node, same calls and credential, real n8n',
+	cpu.ratio.toFixed(2),
+	'<= 1.0',
+	`${cpu.ours.toFixed(2)} vs ${cpu.httpRequest.toFixed(2)} ms per item; n8n 2.41.1, ${cpu.items} items, median of ${cpu.runs}`,
 );
 
 const facts = packageFacts();
