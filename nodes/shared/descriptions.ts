@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	INodePropertyRegexValidation,
+} from 'n8n-workflow';
 
 import { queryFromParameters } from './validation';
 
@@ -67,3 +72,11 @@ export function listLimits(
 		? { returnAll }
 		: { returnAll, limit: this.getNodeParameter('limit', itemIndex, 50) as number };
 }
+
+/** The editor's check on an ID typed into a resource locator's "By ID" mode. */
+export const ID_VALIDATION: INodePropertyRegexValidation[] = [
+	{
+		type: 'regex',
+		properties: { regex: '^[^/?#\\\\]+$', errorMessage: 'An ID cannot contain /, \\, ? or #' },
+	},
+];

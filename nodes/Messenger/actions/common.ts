@@ -1,21 +1,7 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeProperties,
-	INodePropertyRegexValidation,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { ID_VALIDATION } from '../../shared/descriptions';
 import { parseJsonObject } from '../../shared/validation';
-
-const ID_VALIDATION: INodePropertyRegexValidation[] = [
-	{
-		type: 'regex',
-		properties: {
-			regex: '^[^/?#\\\\]+$',
-			errorMessage: 'An ID cannot contain /, \\, ? or #',
-		},
-	},
-];
 
 /** Contact picker: searched by name, phone or email (the API needs a term), or by ID. */
 export const contactLocator: INodeProperties = {

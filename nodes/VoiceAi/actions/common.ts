@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { ID_VALIDATION } from '../../shared/descriptions';
+
 /** Agent picker: from a searchable list, or an ID typed or mapped from an earlier node. */
 export const agentLocator: INodeProperties = {
 	displayName: 'Agent',
@@ -20,15 +22,7 @@ export const agentLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. agt_8f2k1',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: '^[^/?#\\\\]+$',
-						errorMessage: 'An ID cannot contain /, \\, ? or #',
-					},
-				},
-			],
+			validation: ID_VALIDATION,
 		},
 	],
 };
@@ -53,15 +47,7 @@ export const campaignLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. cmp_3k9d2',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: '^[^/?#\\\\]+$',
-						errorMessage: 'An ID cannot contain /, \\, ? or #',
-					},
-				},
-			],
+			validation: ID_VALIDATION,
 		},
 	],
 };
