@@ -35,12 +35,12 @@ import { matchRoute } from '../../sandbox/api.mjs';
 import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
 	PACKAGE_NAME,
-	bcryptHash,
 	cleanupPack,
 	createN8nInstance,
 	executionError,
 	nodeOutput,
 	packPackage,
+	startWithOwner,
 } from './harness.mjs';
 
 const VOICE_TYPE = `${PACKAGE_NAME}.voiceAi`;
@@ -498,22 +498,7 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 					cred: CRED.full,
 				}),
 			]);
-			server = await triggersN8n.start({
-				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-				N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-				N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(triggersN8n.n8nDir, OWNER.password),
-			});
-			const login = await fetch(`${server.baseUrl}/rest/login`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
-				body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
-			});
-			const loginText = await login.text();
-			assert.equal(login.status, 200, `POST /rest/login → ${login.status}: ${loginText}`);
-			cookie = login.headers
-				.getSetCookie()
-				.map((line) => line.split(';')[0])
-				.join('; ');
+			({ server, cookie } = await startWithOwner(triggersN8n, OWNER, BROWSER_ID));
 		};
 
 		await Promise.all([setUpActions(), setUpTriggers()]);

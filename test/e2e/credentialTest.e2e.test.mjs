@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import { bcryptHash, cleanupPack, createN8nInstance, packPackage } from './harness.mjs';
+import { cleanupPack, createN8nInstance, packPackage, startWithOwner } from './harness.mjs';
 
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
 const BROWSER_ID = 'e2e-browser';
@@ -61,22 +61,7 @@ describe('credential Test button in a running n8n', { timeout: 10 * 60_000 }, ()
 				data: dataFor(DEMO_CLIENTS.full, 'not-the-secret'),
 			},
 		]);
-		server = await n8n.start({
-			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-			N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(n8n.n8nDir, OWNER.password),
-		});
-		const login = await fetch(`${server.baseUrl}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
-			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
-		});
-		const loginText = await login.text();
-		assert.equal(login.status, 200, `POST /rest/login → ${login.status}: ${loginText}`);
-		cookie = login.headers
-			.getSetCookie()
-			.map((line) => line.split(';')[0])
-			.join('; ');
+		({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
 		assert.match(cookie, /n8n-auth=/);
 	});
 
@@ -126,7 +111,11 @@ describe('credential Test button in a running n8n', { timeout: 10 * 60_000 }, ()
 		assert.equal(result.status, 'Error', JSON.stringify(result));
 		// The failure happens in preAuthentication, which n8n wraps in a NodeApiError; the
 		// credential's own words must survive that wrapping.
-		assert.match(result.message, /rejected the Client ID or Client Secret \(HTTP 401\)/, result.message);
+		assert.match(
+			result.message,
+			/rejected the Client ID or Client Secret \(HTTP 401\)/,
+			result.message,
+		);
 		assert.doesNotMatch(result.message, /not-the-secret/);
 		const tokens = sandbox.tokenRequests();
 		assert.ok(tokens.length >= 1);

@@ -2,7 +2,14 @@
 // self-hosted users install community packages (npm, into <user folder>/.n8n/nodes), and drives
 // a real n8n (installed once into a cache folder by scripts/ensure-n8n.sh) through its CLI.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	appendFileSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -321,7 +328,12 @@ export function voiceAiWorkflow({ id, name, parameters, credential, nodeSettings
  * or `userFolder` when given (kept; `npm start` reuses it so a demo's work survives a restart).
  * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string }} options
  */
-export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball, extraEnv = {}, userFolder: keptFolder }) {
+export async function createN8nInstance({
+	version = DEFAULT_N8N_VERSION,
+	tarball,
+	extraEnv = {},
+	userFolder: keptFolder,
+}) {
 	const { n8nBin, nodeBinDir, n8nDir } = await ensureN8n(version);
 	const userFolder = keptFolder ?? makeTempDir('voice-messaging-n8n-');
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
@@ -381,7 +393,9 @@ export async function createN8nInstance({ version = DEFAULT_N8N_VERSION, tarball
 			return result;
 		} catch (error) {
 			stderrLog.push(`$ n8n ${args.join(' ')} (FAILED)\n${error.stderr ?? error.message}`);
-			keepForLeakCheck(`$ n8n ${args.join(' ')} (FAILED)\n${error.stdout ?? ''}\n${error.stderr ?? error.message}`);
+			keepForLeakCheck(
+				`$ n8n ${args.join(' ')} (FAILED)\n${error.stdout ?? ''}\n${error.stderr ?? error.message}`,
+			);
 			throw error;
 		}
 	};
@@ -673,4 +687,20 @@ export async function launchChromium(options = {}) {
 	const executablePath = await ensureChromium();
 	const { chromium } = await import('playwright-core');
 	return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS], ...options });
+}
+
+/**
+ * Starts `n8n start` with `owner` as the instance owner (set by environment, so no setup screen)
+ * and logs in: resolves to the running server and the session cookie.
+ * @param {Awaited<ReturnType<typeof createN8nInstance>>} instance
+ * @param {{ email: string, password: string }} owner
+ * @param {string} [browserId]
+ */
+export async function startWithOwner(instance, owner, browserId = 'e2e-browser') {
+	const server = await instance.start({
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: owner.email,
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(instance.n8nDir, owner.password),
+	});
+	return { server, cookie: await logIn(server.baseUrl, owner, browserId) };
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { bcryptHash, cleanupPack, createN8nInstance, packPackage } from './harness.mjs';
+import { cleanupPack, createN8nInstance, packPackage, startWithOwner } from './harness.mjs';
 
 const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.voiceAiTrigger';
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
@@ -203,22 +203,7 @@ describe(
 			await n8n.n8n(['publish:workflow', `--id=${STATUS.workflowId}`]);
 			await n8n.n8n(['publish:workflow', `--id=${CREATED.workflowId}`]);
 
-			server = await n8n.start({
-				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-				N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-				N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(n8n.n8nDir, OWNER.password),
-			});
-			const login = await fetch(`${server.baseUrl}/rest/login`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
-				body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
-			});
-			const loginText = await login.text();
-			assert.equal(login.status, 200, `POST /rest/login → ${login.status}: ${loginText}`);
-			cookie = login.headers
-				.getSetCookie()
-				.map((line) => line.split(';')[0])
-				.join('; ');
+			({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
 		});
 
 		after(async () => {
