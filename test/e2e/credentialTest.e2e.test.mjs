@@ -1,9 +1,18 @@
 // The credential's Test button, through n8n's own credential-test endpoint in a running n8n.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import { cleanupPack, createN8nInstance, packPackage, startWithOwner } from './harness.mjs';
+import {
+	cleanupPack,
+	createN8nInstance,
+	packPackage,
+	startWithOwner,
+	suiteOptions,
+} from './harness.mjs';
+
+// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+const { version: N8N_VERSION, title, it } = suiteOptions('credential Test button in a running n8n');
 
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
 const BROWSER_ID = 'e2e-browser';
@@ -14,7 +23,7 @@ const CREDENTIALS = {
 	wrongSecret: { id: 'e2eCredTestBad1', name: 'Wrong secret (e2e)' },
 };
 
-describe('credential Test button in a running n8n', { timeout: 10 * 60_000 }, () => {
+describe(title, { timeout: 10 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 	let sandbox;
 	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
@@ -47,7 +56,7 @@ describe('credential Test button in a running n8n', { timeout: 10 * 60_000 }, ()
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 		const tarball = await packPackage();
-		n8n = await createN8nInstance({ tarball });
+		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
 		await n8n.importCredentials([
 			{ ...CREDENTIALS.full, type: 'voiceMessagingApi', data: dataFor(DEMO_CLIENTS.full) },
 			{

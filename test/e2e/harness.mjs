@@ -690,13 +690,19 @@ export async function launchChromium(options = {}) {
 }
 
 /**
- * Starts `n8n start` with `owner` as the instance owner (set by environment, so no setup screen)
- * and logs in: resolves to the running server and the session cookie.
+ * Starts `n8n start` with `owner` as the instance owner (set by environment in 2.x, through the
+ * owner setup in 1.x; no setup screen either way) and logs in: resolves to the running server and
+ * the session cookie.
  * @param {Awaited<ReturnType<typeof createN8nInstance>>} instance
  * @param {{ email: string, password: string }} owner
  * @param {string} [browserId]
  */
 export async function startWithOwner(instance, owner, browserId = 'e2e-browser') {
+	if (isN8n1(instance.version)) {
+		// n8n 1.x has no owner by environment: set it up as the editor's first screen does.
+		const server = await instance.start();
+		return { server, cookie: await setUpOwner(server.baseUrl, owner, browserId) };
+	}
 	const server = await instance.start({
 		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
 		N8N_INSTANCE_OWNER_EMAIL: owner.email,
