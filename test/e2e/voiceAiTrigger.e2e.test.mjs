@@ -264,15 +264,15 @@ describe(
 			assert.equal(pollCount(CREATED), createdPollsBefore);
 		});
 
-		it('Campaign Status Changed: the next poll starts exactly one execution with the change', async () => {
-			assert.ok(changed, 'the baseline test ran');
-			await waitFor(() => pollCount(STATUS) > changed.statusPollsBefore, {
+		/** Waits for the workflow's next scheduled poll, then for its executions to finish. */
+		async function executionsAfterNextPoll(workflow, pollsBefore) {
+			await waitFor(() => pollCount(workflow) > pollsBefore, {
 				timeoutMs: 75_000,
 				describe: () => `no scheduled poll after the baseline${diagnostics()}`,
 			});
-			const executions = await waitFor(
+			return await waitFor(
 				async () => {
-					const list = await executionsOf(STATUS.workflowId);
+					const list = await executionsOf(workflow.workflowId);
 					return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new')
 						? list
 						: undefined;
@@ -282,6 +282,11 @@ describe(
 					describe: () => `no finished execution after the poll${diagnostics()}`,
 				},
 			);
+		}
+
+		it('Campaign Status Changed: the next poll starts exactly one execution with the change', async () => {
+			assert.ok(changed, 'the baseline test ran');
+			const executions = await executionsAfterNextPoll(STATUS, changed.statusPollsBefore);
 			assert.equal(executions.length, 1, JSON.stringify(executions, null, 2));
 			const [summary] = executions;
 			assert.equal(summary.status, 'success', JSON.stringify(summary));
@@ -308,22 +313,7 @@ describe(
 
 		it('New Campaign: the next poll starts exactly one execution with the created campaign', async () => {
 			assert.ok(changed, 'the baseline test ran');
-			await waitFor(() => pollCount(CREATED) > changed.createdPollsBefore, {
-				timeoutMs: 75_000,
-				describe: () => `no scheduled poll after the baseline${diagnostics()}`,
-			});
-			const executions = await waitFor(
-				async () => {
-					const list = await executionsOf(CREATED.workflowId);
-					return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new')
-						? list
-						: undefined;
-				},
-				{
-					timeoutMs: 30_000,
-					describe: () => `no finished execution after the poll${diagnostics()}`,
-				},
-			);
+			const executions = await executionsAfterNextPoll(CREATED, changed.createdPollsBefore);
 			assert.equal(executions.length, 1, JSON.stringify(executions, null, 2));
 			assert.equal(executions[0].status, 'success', JSON.stringify(executions[0]));
 			const { runData, error } = await runDataOf(executions[0].id);
