@@ -50,6 +50,18 @@ export const additionalQueryParameters: INodeProperties = {
 	],
 };
 
+/** The Options collection of a list operation: `extra` options first, then Additional Query Parameters. */
+export function listOptions(...extra: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...extra, additionalQueryParameters],
+	};
+}
+
 /** The rows of an "Additional Query Parameters" option found inside a collection parameter. */
 export function extraQuery(
 	this: IExecuteFunctions,

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { additionalQueryParameters, extraQuery } from '../../../shared/descriptions';
+import { listOptions, extraQuery } from '../../../shared/descriptions';
 import { apiRequest, path } from '../../../shared/transport';
 import { normalizePhone } from '../../../shared/validation';
 
@@ -15,14 +15,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. +34600123456',
 		description: 'Phone number of the contact, in international format',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalQueryParameters],
-	},
+	listOptions(),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import {
-	additionalQueryParameters,
+	listOptions,
 	extraQuery,
 	listLimits,
 	returnAllOrLimit,
@@ -21,14 +21,7 @@ const properties: INodeProperties[] = [
 		description: 'Text found in the name, phone or email of the contacts',
 	},
 	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalQueryParameters],
-	},
+	listOptions(),
 ];
 
 export const description = updateDisplayOptions(

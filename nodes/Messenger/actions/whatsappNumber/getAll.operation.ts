@@ -2,24 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
-	additionalQueryParameters,
+	listOptions,
 	extraQuery,
 	listLimits,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
 import { apiRequestAllItems, path } from '../../../shared/transport';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalQueryParameters],
-	},
-];
+const properties: INodeProperties[] = [...returnAllOrLimit(), listOptions()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['whatsappNumber'], operation: ['getAll'] } },

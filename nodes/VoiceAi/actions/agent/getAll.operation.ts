@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
-	additionalQueryParameters,
+	listOptions,
 	extraQuery,
 	listLimits,
 	returnAllOrLimit,
@@ -10,17 +10,7 @@ import {
 import { apiRequestAllItems, path } from '../../../shared/transport';
 import { sortOption } from '../common';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [sortOption, additionalQueryParameters],
-	},
-];
+const properties: INodeProperties[] = [...returnAllOrLimit(), listOptions(sortOption)];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['agent'], operation: ['getAll'] } },

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
-	additionalQueryParameters,
+	listOptions,
 	extraQuery,
 	listLimits,
 	returnAllOrLimit,
@@ -29,14 +29,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [sortOption, additionalQueryParameters],
-	},
+	listOptions(sortOption),
 ];
 
 export const description = updateDisplayOptions(

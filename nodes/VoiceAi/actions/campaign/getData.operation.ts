@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
-	additionalQueryParameters,
+	listOptions,
 	extraQuery,
 	listLimits,
 	returnAllOrLimit,
@@ -11,18 +11,7 @@ import { apiRequestAllItems, path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
 import { campaignLocator } from '../common';
 
-const properties: INodeProperties[] = [
-	campaignLocator,
-	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalQueryParameters],
-	},
-];
+const properties: INodeProperties[] = [campaignLocator, ...returnAllOrLimit(), listOptions()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['campaign'], operation: ['getData'] } },
