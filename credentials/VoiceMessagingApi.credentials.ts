@@ -9,7 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { exchangeClientCredentials } from '../nodes/shared/token';
+import { sharedAccessToken } from '../nodes/shared/tokenShare';
 
 export class VoiceMessagingApi implements ICredentialType {
 	name = 'voiceMessagingApi';
@@ -81,7 +81,8 @@ export class VoiceMessagingApi implements ICredentialType {
 		this: IHttpRequestHelper,
 		credentials: ICredentialDataDecryptedObject,
 	): Promise<IDataObject> {
-		const { accessToken } = await exchangeClientCredentials(
+		// One exchange per token lifetime in this process, however many executions ask at once.
+		const accessToken = await sharedAccessToken(
 			(options) => this.helpers.httpRequest(options),
 			credentials,
 		);

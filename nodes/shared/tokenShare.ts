@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import { normalizeBaseUrl } from './baseUrl';
+import { exchangeClientCredentials } from './token';
+
+type Exchange = typeof exchangeClientCredentials;
+type HttpRequest = Parameters<Exchange>[0];
+type ExchangeResult = Awaited<ReturnType<Exchange>>;
+
+interface SharedToken {
+	accessToken?: string;
+	/** Epoch ms after which the token is not handed out again; undefined: no known expiry. */
+	expiresAt?: number;
+	inFlight?: Promise<ExchangeResult>;
+}
+
+/** How long before its expiry a token is no longer handed to an execution that lacks one. */
+export const EXPIRY_MARGIN_MS = 2_000;
+
+/** Per client (base URL, client id, secret) in this n8n process. */
+const shared = new Map<string, SharedToken>();
+
+/** The client a token belongs to; the secret is part of it (hashed), so a new secret is a new client. */
+function clientKey(credentials: ICredentialDataDecryptedObject): string {
+	return createHash('sha256')
+		.update(
+			[
+				normalizeBaseUrl(credentials.baseUrl),
+				String(credentials.clientId ?? '').trim(),
+				String(credentials.clientSecret ?? ''),
+			].join('\0'),
+		)
+		.digest('hex');
+}
+
+/**
+ * The token for n8n's preAuthentication, with at most one exchange in flight per client in this
+ * process. n8n calls preAuthentication from every execution that reads an empty token from the
+ * credential store, and from every request that met a 401: in a busy process (a queue-mode worker
+ * runs ten executions at once) those calls come together, and each would cost one of the token
+ * endpoint's ten requests a minute. Here they wait for one exchange instead:
+ * - an exchange for the client is under way: its token;
+ * - this process holds a token for the client that differs from the caller's (empty, or older,
+ *   or the one that just met a 401 in another execution) and is not about to expire: that token;
+ * - otherwise (the caller's token is the one this process holds, so the API has rejected it, or
+ *   none is held): a new exchange.
+ * A failed exchange is not remembered: the next call tries again.
+ */
+export async function sharedAccessToken(
+	request: HttpRequest,
+	credentials: ICredentialDataDecryptedObject,
+	exchange: Exchange = exchangeClientCredentials,
+): Promise<string> {
+	const key = clientKey(credentials);
+	let entry = shared.get(key);
+	if (!entry) {
+		entry = {};
+		shared.set(key, entry);
+	}
+	if (entry.inFlight) return (await entry.inFlight).accessToken;
+
+	const held = String(credentials.accessToken ?? '');
+	const fresh = entry.expiresAt === undefined || entry.expiresAt - Date.now() > EXPIRY_MARGIN_MS;
+	if (entry.accessToken && entry.accessToken !== held && fresh) return entry.accessToken;
+
+	const current = entry;
+	const inFlight = exchange(request, credentials);
+	current.inFlight = inFlight;
+	try {
+		const result = await inFlight;
+		const seconds = result.expiresInSeconds;
+		current.accessToken = result.accessToken;
+		current.expiresAt = seconds === undefined ? undefined : Date.now() + seconds * 1000;
+		return result.accessToken;
+	} catch (error) {
+		current.accessToken = undefined;
+		current.expiresAt = undefined;
+		throw error;
+	} finally {
+		current.inFlight = undefined;
+	}
+}
+
+/** Forgets every shared token (tests). */
+export function resetSharedTokens(): void {
+	shared.clear();
+}
