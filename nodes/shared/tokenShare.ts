@@ -65,22 +65,22 @@ export async function sharedAccessToken(
 	const fresh = entry.expiresAt === undefined || entry.expiresAt - Date.now() > EXPIRY_MARGIN_MS;
 	if (entry.accessToken && entry.accessToken !== held && fresh) return entry.accessToken;
 
+	// The caller's token is rejected or none is held: whatever this process held is spent.
 	const current = entry;
-	const inFlight = exchange(request, credentials);
+	current.accessToken = undefined;
+	current.expiresAt = undefined;
+	const inFlight = exchange(request, credentials)
+		.then((result) => {
+			const seconds = result.expiresInSeconds;
+			current.accessToken = result.accessToken;
+			current.expiresAt = seconds === undefined ? undefined : Date.now() + seconds * 1000;
+			return result;
+		})
+		.finally(() => {
+			current.inFlight = undefined;
+		});
 	current.inFlight = inFlight;
-	try {
-		const result = await inFlight;
-		const seconds = result.expiresInSeconds;
-		current.accessToken = result.accessToken;
-		current.expiresAt = seconds === undefined ? undefined : Date.now() + seconds * 1000;
-		return result.accessToken;
-	} catch (error) {
-		current.accessToken = undefined;
-		current.expiresAt = undefined;
-		throw error;
-	} finally {
-		current.inFlight = undefined;
-	}
+	return (await inFlight).accessToken;
 }
 
 /** Forgets every shared token (tests). */
