@@ -40,7 +40,7 @@ import { createFaultInjector } from './faults.mjs';
  *   addCampaign: (partial?: Partial<Campaign>) => Campaign,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
- *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
+ *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
  *   close: () => Promise<void>,
  * }} Sandbox
@@ -547,6 +547,7 @@ export async function startSandbox(options = {}) {
 			for (const key of /** @type {const} */ ([
 				'tokenLifetimeSeconds',
 				'rateLimitPerMinute',
+				'rateWindowMs',
 				'tokenRateLimitPerMinute',
 				'progressIntervalMs',
 				'maxLogEntries',

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suites with node's own test runner; TypeScript sources load through tsx.
-// Usage: node scripts/test.mjs [unit] [integration] [e2e]   (default: all three, in that order)
+// Usage: node scripts/test.mjs [unit] [integration] [e2e] [queue]
+//   (default: unit, integration and e2e, in that order; queue runs only when named)
 //
 // Afterwards a leak check scans everything the suites printed, and the logs of every n8n they
 // ran, for the demo clients' secrets and for every token the sandboxes issued: zero hits or
@@ -95,8 +96,9 @@ for (const suite of suites) {
 		process.exit(1);
 	}
 	console.log(`\n# suite: ${suite} (${files.length} files)`);
-	// e2e files share one n8n install and the machine's two cores: run them one at a time.
-	const code = await runSuite(files, suite === 'e2e' ? ['--test-concurrency=1'] : []);
+	// e2e and queue files share one n8n install and the machine's two cores: one at a time.
+	const serial = suite === 'e2e' || suite === 'queue';
+	const code = await runSuite(files, serial ? ['--test-concurrency=1'] : []);
 	if (code !== 0) failed = true;
 }
 

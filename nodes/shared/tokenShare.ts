@@ -14,7 +14,15 @@ interface SharedToken {
 	/** Epoch ms after which the token is not handed out again; undefined: no known expiry. */
 	expiresAt?: number;
 	inFlight?: Promise<ExchangeResult>;
+	/**
+	 * Tokens the current one replaced: ours from before, and tokens callers brought to the last
+	 * exchanges (another worker's, rejected). A caller that still holds one gets the current token.
+	 */
+	replaced: Set<string>;
 }
+
+/** How many replaced tokens a client remembers (a few per exchange is typical). */
+const REPLACED_KEPT = 50;
 
 /** How long before its expiry a token is no longer handed to an execution that lacks one. */
 export const EXPIRY_MARGIN_MS = 2_000;
@@ -38,14 +46,15 @@ function clientKey(credentials: ICredentialDataDecryptedObject): string {
 /**
  * The token for n8n's preAuthentication, with at most one exchange in flight per client in this
  * process. n8n calls preAuthentication from every execution that reads an empty token from the
- * credential store, and from every request that met a 401: in a busy process (a queue-mode worker
- * runs ten executions at once) those calls come together, and each would cost one of the token
- * endpoint's ten requests a minute. Here they wait for one exchange instead:
+ * credential store, and from every request that met a 401 (with the token that met it): in a
+ * busy process (a queue-mode worker runs ten executions at once) those calls come together, and
+ * each would cost one of the token endpoint's ten requests a minute. Here:
  * - an exchange for the client is under way: its token;
- * - this process holds a token for the client that differs from the caller's (empty, or older,
- *   or the one that just met a 401 in another execution) and is not about to expire: that token;
- * - otherwise (the caller's token is the one this process holds, so the API has rejected it, or
- *   none is held): a new exchange.
+ * - the caller holds no token, or one that the current token replaced, and the current token is
+ *   not about to expire: the current token;
+ * - otherwise the caller's token was rejected and this process cannot tell that its own token is
+ *   newer (it may be the current one, or another worker's, issued after ours): a new exchange,
+ *   which every caller with a replaced token then shares.
  * A failed exchange is not remembered: the next call tries again.
  */
 export async function sharedAccessToken(
@@ -56,23 +65,36 @@ export async function sharedAccessToken(
 	const key = clientKey(credentials);
 	let entry = shared.get(key);
 	if (!entry) {
-		entry = {};
+		entry = { replaced: new Set() };
 		shared.set(key, entry);
 	}
 	if (entry.inFlight) return (await entry.inFlight).accessToken;
 
 	const held = String(credentials.accessToken ?? '');
 	const fresh = entry.expiresAt === undefined || entry.expiresAt - Date.now() > EXPIRY_MARGIN_MS;
-	if (entry.accessToken && entry.accessToken !== held && fresh) return entry.accessToken;
+	if (entry.accessToken && fresh && (held === '' || entry.replaced.has(held))) {
+		return entry.accessToken;
+	}
 
-	// The caller's token is rejected or none is held: whatever this process held is spent.
+	// The caller's token met a 401, or this process holds none that is fresh: exchange, and
+	// remember what the new token replaces.
 	const current = entry;
+	for (const token of [held, current.accessToken]) {
+		if (!token) continue;
+		current.replaced.delete(token);
+		current.replaced.add(token);
+	}
+	for (const token of current.replaced) {
+		if (current.replaced.size <= REPLACED_KEPT) break;
+		current.replaced.delete(token);
+	}
 	current.accessToken = undefined;
 	current.expiresAt = undefined;
 	const inFlight = exchange(request, credentials)
 		.then((result) => {
 			const seconds = result.expiresInSeconds;
 			current.accessToken = result.accessToken;
+			current.replaced.delete(result.accessToken);
 			current.expiresAt = seconds === undefined ? undefined : Date.now() + seconds * 1000;
 			return result;
 		})

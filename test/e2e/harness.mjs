@@ -447,14 +447,17 @@ export async function createN8nInstance({
 		},
 		/**
 		 * Starts `n8n start` on a loopback port (a free one unless given) and waits until it is ready.
+		 * With `args: ['worker', ...]` it starts a queue-mode worker instead, whose health server
+		 * (QUEUE_HEALTH_CHECK_*) listens on that port and tells when it is ready.
 		 * @param {NodeJS.ProcessEnv} [startEnv] extra environment (e.g. the owner settings)
-		 * @param {{ port?: number, onOutput?: (chunk: string) => void }} [options]
+		 * @param {{ port?: number, onOutput?: (chunk: string) => void, args?: string[] }} [options]
 		 * @returns {Promise<{ baseUrl: string, output: () => string, stop: () => Promise<void> }>}
 		 */
-		async start(startEnv = {}, { port: fixedPort, onOutput } = {}) {
+		async start(startEnv = {}, { port: fixedPort, onOutput, args = ['start'] } = {}) {
 			const port = fixedPort ?? (await freePort());
 			const brokerPort = await freePort();
-			const child = spawn(n8nBin, ['start'], {
+			const worker = args[0] === 'worker';
+			const child = spawn(n8nBin, args, {
 				cwd: userFolder,
 				env: {
 					...env,
@@ -463,6 +466,13 @@ export async function createN8nInstance({
 					N8N_HOST: '127.0.0.1',
 					N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 					N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+					...(worker
+						? {
+								QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+								QUEUE_HEALTH_CHECK_PORT: String(port),
+								N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+							}
+						: {}),
 					...startEnv,
 				},
 				stdio: ['ignore', 'pipe', 'pipe'],
@@ -488,12 +498,12 @@ export async function createN8nInstance({
 				const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
 				await exited;
 				clearTimeout(timer);
-				keepForLeakCheck(`$ n8n start\n${output}`);
+				keepForLeakCheck(`$ n8n ${args.join(' ')}\n${output}`);
 			};
 			const deadline = Date.now() + 120_000;
 			for (;;) {
 				if (exitCode !== undefined) {
-					throw new Error(`n8n start exited with ${exitCode}:\n${output.slice(-6000)}`);
+					throw new Error(`n8n ${args[0]} exited with ${exitCode}:\n${output.slice(-6000)}`);
 				}
 				try {
 					const response = await fetch(`${baseUrl}/healthz/readiness`);
@@ -504,7 +514,7 @@ export async function createN8nInstance({
 				}
 				if (Date.now() > deadline) {
 					await stop();
-					throw new Error(`n8n start was not ready within 120 s:\n${output.slice(-6000)}`);
+					throw new Error(`n8n ${args[0]} was not ready within 120 s:\n${output.slice(-6000)}`);
 				}
 				await new Promise((resolve) => setTimeout(resolve, 500));
 			}

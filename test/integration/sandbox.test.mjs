@@ -283,6 +283,13 @@ describe('rate limit', () => {
 		sandbox.setOptions({ rateLimitPerMinute: 5 });
 		sandbox.resetRateLimits();
 		assert.equal((await api.get('/api/v1/voice/billing/balance')).status, 200);
+		// A shorter window (for suites that must meet the limit quickly): Retry-After follows it.
+		sandbox.setOptions({ rateLimitPerMinute: 1, rateWindowMs: 2_000 });
+		sandbox.resetRateLimits();
+		assert.equal((await api.get('/api/v1/voice/billing/balance')).status, 200);
+		const short = await api.get('/api/v1/voice/billing/balance');
+		assert.equal(short.status, 429);
+		assert.ok(Number(short.headers.get('retry-after')) <= 2, short.headers.get('retry-after'));
 	});
 });
 

@@ -50,15 +50,30 @@ describe('sharedAccessToken', () => {
 		assert.deepEqual(new Set(tokens), new Set(['token-1']));
 	});
 
-	it('an execution that read an empty or older token from the store gets the one this process holds', async () => {
+	it('an execution that read no token from the store gets the one this process holds', async () => {
 		const fake = fakeExchange();
 		assert.equal(await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange), 'token-1');
 		assert.equal(await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange), 'token-1');
-		assert.equal(
-			await sharedAccessToken(noRequest, { ...CREDENTIALS, accessToken: 'token-from-another-worker' }, fake.exchange),
-			'token-1',
-		);
 		assert.equal(fake.calls.length, 1);
+	});
+
+	it("another worker's token that met a 401 is exchanged once; ours may be just as dead", async () => {
+		// This process got token-1; another worker wrote its own token to the store later. The API
+		// then revoked both: a 401 with the other worker's token must not be answered with token-1.
+		const fake = fakeExchange();
+		await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange);
+		const theirs = { ...CREDENTIALS, accessToken: 'token-of-another-worker' };
+		const renewed = await Promise.all(
+			Array.from({ length: 5 }, () => sharedAccessToken(noRequest, { ...theirs }, fake.exchange)),
+		);
+		assert.deepEqual(new Set(renewed), new Set(['token-2']));
+		// Executions that read either old token before the renewal get token-2, no exchange.
+		assert.equal(await sharedAccessToken(noRequest, { ...theirs }, fake.exchange), 'token-2');
+		assert.equal(
+			await sharedAccessToken(noRequest, { ...CREDENTIALS, accessToken: 'token-1' }, fake.exchange),
+			'token-2',
+		);
+		assert.equal(fake.calls.length, 2);
 	});
 
 	it('a rejected token (the caller holds the one this process holds) is exchanged once for all callers', async () => {
