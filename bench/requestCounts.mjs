@@ -3,10 +3,16 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { VoiceMessagingApi } from '../credentials/VoiceMessagingApi.credentials.ts';
+import { exchangeClientCredentials } from '../nodes/shared/token.ts';
 import { VoiceAi } from '../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import { createAuthenticatedHttp, createPollContext } from '../test/helpers/context.mjs';
+import {
+	createAuthenticatedHttp,
+	createPollContext,
+	fetchHttpRequest,
+} from '../test/helpers/context.mjs';
 import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -45,6 +51,43 @@ export async function tokenRequests() {
 	} finally {
 		await sandbox.close();
 	}
+}
+
+/**
+ * Token requests when 20 executions of one n8n process find no token at the same moment (a
+ * queue-mode worker runs ten at once; so do parallel webhook executions): through the
+ * credential's preAuthentication, which shares one exchange, and the same 20 exchanges made one
+ * per execution, as a credential without sharing does. The token endpoint allows 10 a minute.
+ */
+export async function concurrentTokenRequests() {
+	const measure = async (getToken) => {
+		const sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0 });
+		try {
+			const credentials = {
+				baseUrl: sandbox.url,
+				clientId: DEMO_CLIENTS.full.clientId,
+				clientSecret: DEMO_CLIENTS.full.clientSecret,
+			};
+			const outcomes = await Promise.allSettled(
+				Array.from({ length: 20 }, () => getToken({ ...credentials, accessToken: '' })),
+			);
+			return {
+				requests: sandbox.tokenRequests().length,
+				refused: sandbox.tokenRequests().filter((entry) => entry.status === 429).length,
+				failed: outcomes.filter((outcome) => outcome.status === 'rejected').length,
+			};
+		} finally {
+			await sandbox.close();
+		}
+	};
+	const credential = new VoiceMessagingApi();
+	const helpers = { httpRequest: fetchHttpRequest };
+	return {
+		shared: await measure((credentials) => credential.preAuthentication.call({ helpers }, credentials)),
+		perExecution: await measure((credentials) =>
+			exchangeClientCredentials(fetchHttpRequest, credentials),
+		),
+	};
 }
 
 /** Requests per steady-state poll of Campaign Status Changed with 10,000 campaigns, 20 active. */

@@ -4,6 +4,7 @@
 import { arch, cpus, totalmem } from 'node:os';
 
 import {
+	concurrentTokenRequests,
 	packageFacts,
 	returnAllRequests,
 	tokenRequests,
@@ -37,6 +38,14 @@ add(
 	tokens.tokens,
 	'1',
 	`HTTP Request node pattern (a token request per execution): 20; calls made: ${tokens.calls}`,
+);
+
+const burst = await concurrentTokenRequests();
+add(
+	'Token requests, 20 executions of one process finding no token at once',
+	burst.shared.requests,
+	'1',
+	`a request per execution: ${burst.perExecution.requests}, of which ${burst.perExecution.refused} refused (10 a minute) and ${burst.perExecution.failed} executions failed; shared: ${burst.shared.failed} failed`,
 );
 
 const rate = await measureSustainedRate();
