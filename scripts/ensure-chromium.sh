@@ -26,21 +26,11 @@ find_chromium() {
 
 if path="$(find_chromium)"; then echo "$path"; exit 0; fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "no Chromium found and no apt-get to install one; install Chromium or set CHROMIUM_PATH" >&2
+# Debian's package, or a message saying what to do (CHROMIUM_PATH also works).
+bash "$(dirname "$0")/apt-install.sh" chromium || {
+  echo "no Chromium found; install one or set CHROMIUM_PATH" >&2
   exit 1
-fi
-sudo=""
-if [ "$(id -u)" != 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"
-  else
-    echo "no Chromium found; installing it needs root (apt-get install chromium), or set CHROMIUM_PATH" >&2
-    exit 1
-  fi
-fi
-echo "installing Chromium with apt-get (first run only)" >&2
-$sudo apt-get update -qq >&2
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
+}
 
 if path="$(find_chromium)"; then echo "$path"; exit 0; fi
 echo "apt-get installed chromium, but no working chromium binary was found on PATH" >&2

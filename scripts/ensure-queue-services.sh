@@ -26,22 +26,7 @@ missing=()
 [ -n "$postgres" ] || missing+=(postgresql)
 
 if [ "${#missing[@]}" -gt 0 ]; then
-  if ! command -v apt-get >/dev/null 2>&1; then
-    echo "missing ${missing[*]} and no apt-get to install them; install Redis and PostgreSQL" >&2
-    exit 1
-  fi
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"
-    else
-      echo "missing ${missing[*]}; installing needs root (apt-get install ${missing[*]})" >&2
-      exit 1
-    fi
-  fi
-  echo "installing ${missing[*]} with apt-get (first run only)" >&2
-  $sudo apt-get update -qq >&2
-  # RUNLEVEL=1: invoke-rc.d then starts no system-wide service during the install.
-  $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "${missing[@]}" >&2
+  bash "$(dirname "$0")/apt-install.sh" "${missing[@]}"
   redis="$(find_redis)"
   postgres="$(find_postgres)"
 fi

@@ -40,7 +40,9 @@ import {
 	executionError,
 	nodeOutput,
 	packPackage,
+	sleep,
 	startWithOwner,
+	waitFor,
 } from './harness.mjs';
 
 const VOICE_TYPE = `${PACKAGE_NAME}.voiceAi`;
@@ -81,20 +83,9 @@ const FIRST_POLL_AFTER_S = 12;
 const BALANCE_THRESHOLD = 100;
 const LOW_CREDIT = 42.5;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const plain = (value) => JSON.parse(JSON.stringify(value));
 const sha256 = (buffer) => createHash('sha256').update(buffer).digest('hex');
 const suffix = randomBytes(3).toString('hex');
-
-async function waitFor(check, { timeoutMs, intervalMs = 250, describe }) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
-		await sleep(intervalMs);
-	}
-}
 
 /**
  * A workflow from nodes (each may name the nodes it feeds in `to`); nodes without a parent are fed

@@ -80,6 +80,27 @@ function keepForLeakCheck(text) {
 	appendFileSync(join(dir, `n8n-${process.pid}.log`), `${text}\n`);
 }
 
+/** @param {number} ms */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `check` until it returns a truthy value and resolves to it; fails with `describe()`
+ * after `timeoutMs`.
+ * @template T
+ * @param {() => T | Promise<T>} check
+ * @param {{ timeoutMs: number, intervalMs?: number, describe: () => string }} options
+ * @returns {Promise<NonNullable<T>>}
+ */
+export async function waitFor(check, { timeoutMs, intervalMs = 250, describe }) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
+		await sleep(intervalMs);
+	}
+}
+
 /**
  * Runs a command and collects its output. Rejects with the command, exit code and the tail of
  * stderr/stdout when it fails, so a failing test shows why.
@@ -516,7 +537,7 @@ export async function createN8nInstance({
 					await stop();
 					throw new Error(`n8n ${args[0]} was not ready within 120 s:\n${output.slice(-6000)}`);
 				}
-				await new Promise((resolve) => setTimeout(resolve, 500));
+				await sleep(500);
 			}
 			return { baseUrl, output: () => output, stop };
 		},
@@ -655,7 +676,7 @@ export async function runManually(
 				`execution ${started.executionId} of ${workflowId} still ${execution.status} after ${timeoutMs} ms`,
 			);
 		}
-		await new Promise((resolve) => setTimeout(resolve, 250));
+		await sleep(250);
 	}
 }
 

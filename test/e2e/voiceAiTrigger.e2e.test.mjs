@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { cleanupPack, createN8nInstance, packPackage, startWithOwner } from './harness.mjs';
+import {
+	cleanupPack,
+	createN8nInstance,
+	packPackage,
+	sleep,
+	startWithOwner,
+	waitFor,
+} from './harness.mjs';
 
 const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.voiceAiTrigger';
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
@@ -37,19 +44,6 @@ const CREATED = {
 const EXPECTED_STARTUP_S = 30;
 /** Margin after the baseline before the first scheduled poll, for the test to change the sandbox. */
 const CHANGE_MARGIN_S = 12;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it returns a truthy value; fails with `describe()` after `timeoutMs`. */
-async function waitFor(check, { timeoutMs, intervalMs = 250, describe }) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
-		await sleep(intervalMs);
-	}
-}
 
 function triggerWorkflow({ workflowId, credential }, parameters, cronSecond) {
 	return {

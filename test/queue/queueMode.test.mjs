@@ -24,7 +24,9 @@ import {
 	cleanupPack,
 	createN8nInstance,
 	packPackage,
+	sleep,
 	startWithOwner,
+	waitFor,
 } from '../e2e/harness.mjs';
 import { ensureQueueServices, startPostgres, startRedis } from './services.mjs';
 
@@ -57,19 +59,6 @@ const FANOUT_WORKFLOW = 'queueFanOut0001';
 const RATE_WORKFLOW = 'queueRateLimit1';
 const TRIGGER_WORKFLOW = 'queueTrigger001';
 const TRIGGER_NODE = 'Voice AI Trigger';
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it returns a truthy value; fails with `describe()` after `timeoutMs`. */
-async function waitFor(check, { timeoutMs, intervalMs = 250, describe }) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
-		await sleep(intervalMs);
-	}
-}
 
 /** Runs `task` over `inputs` with at most `limit` in flight; results in input order. */
 async function inPool(inputs, limit, task) {

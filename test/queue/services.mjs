@@ -6,7 +6,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { ROOT, freePort, run } from '../e2e/harness.mjs';
+import { ROOT, freePort, run, sleep } from '../e2e/harness.mjs';
 
 const running = new Set();
 process.on('exit', () => {
@@ -36,8 +36,6 @@ export async function ensureQueueServices() {
 	}
 	return { redisServer: found.redis, postgresBin: found.postgres };
 }
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Spawns a server; resolves once `isReady(output so far)` holds, rejects when it exits first.
