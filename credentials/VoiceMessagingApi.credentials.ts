@@ -27,7 +27,8 @@ export class VoiceMessagingApi implements ICredentialType {
 	// the HTTP Request node with this credential: Predefined Credential Type → Voice & Messaging API.
 	httpRequestNode = {
 		name: 'Voice & Messaging API',
-		docsUrl: 'https://github.com/voice-messaging/n8n-nodes-voice-messaging#endpoints-this-package-does-not-wrap',
+		docsUrl:
+			'https://github.com/voice-messaging/n8n-nodes-voice-messaging#endpoints-this-package-does-not-wrap',
 		apiBaseUrlPlaceholder: 'https://api.example.com/api/v1/',
 	};
 

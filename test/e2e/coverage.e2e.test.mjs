@@ -33,6 +33,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { matchRoute } from '../../sandbox/api.mjs';
 import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
+import { apiCall } from '../helpers/sandboxApi.mjs';
 import {
 	PACKAGE_NAME,
 	cleanupPack,
@@ -214,31 +215,6 @@ function endpointOf(entry) {
 	if (!route) return undefined;
 	const template = route.segments.map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s));
 	return `${route.method} /${template.join('/')}`;
-}
-
-async function token(sandbox, client) {
-	const response = await fetch(`${sandbox.url}${TOKEN_PATH}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ client_id: client.clientId, client_secret: client.clientSecret }),
-	});
-	const body = await response.json();
-	assert.equal(response.status, 200, JSON.stringify(body));
-	return body.access_token;
-}
-
-async function apiCall(sandbox, client, method, path, body) {
-	const response = await fetch(`${sandbox.url}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${await token(sandbox, client)}`,
-			...(body ? { 'content-type': 'application/json' } : {}),
-		},
-		body: body ? JSON.stringify(body) : undefined,
-	});
-	const json = await response.json();
-	assert.ok(response.ok, `${method} ${path} → ${response.status}: ${JSON.stringify(json)}`);
-	return json;
 }
 
 describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_000 }, () => {

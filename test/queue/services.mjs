@@ -62,7 +62,8 @@ async function startServer(
 	);
 	const deadline = Date.now() + timeoutMs;
 	while (!(await Promise.resolve(isReady(output)).catch(() => false))) {
-		if (exitCode !== undefined) throw new Error(`${name} exited (${exitCode}):\n${output.slice(-4000)}`);
+		if (exitCode !== undefined)
+			throw new Error(`${name} exited (${exitCode}):\n${output.slice(-4000)}`);
 		if (Date.now() > deadline) {
 			child.kill('SIGKILL');
 			throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${output.slice(-4000)}`);
@@ -91,7 +92,18 @@ export async function startRedis(redisServer) {
 	const dir = mkdtempSync(join(tmpdir(), 'voice-messaging-redis-'));
 	const server = await startServer(
 		redisServer,
-		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+		],
 		{ name: 'redis-server', isReady: (output) => /Ready to accept connections/.test(output) },
 	);
 	return {
@@ -123,8 +135,14 @@ export async function startPostgres(postgresBin) {
 	/** Runs one of PostgreSQL's programs (as `postgres` when we are root). */
 	const pg = (tool, args) =>
 		new Promise((resolve, reject) => {
-			execFile(join(postgresBin, tool), args, { ...user, cwd: dir, timeout: 120_000 }, (error, stdout, stderr) =>
-				error ? reject(new Error(`${tool} failed: ${error.message}\n${stderr}\n${stdout}`)) : resolve(stdout),
+			execFile(
+				join(postgresBin, tool),
+				args,
+				{ ...user, cwd: dir, timeout: 120_000 },
+				(error, stdout, stderr) =>
+					error
+						? reject(new Error(`${tool} failed: ${error.message}\n${stderr}\n${stdout}`))
+						: resolve(stdout),
 			);
 		});
 	const data = join(dir, 'data');

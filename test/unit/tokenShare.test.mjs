@@ -44,7 +44,9 @@ describe('sharedAccessToken', () => {
 	it('twenty executions that find no token at once share one exchange', async () => {
 		const fake = fakeExchange();
 		const tokens = await Promise.all(
-			Array.from({ length: 20 }, () => sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange)),
+			Array.from({ length: 20 }, () =>
+				sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange),
+			),
 		);
 		assert.equal(fake.calls.length, 1);
 		assert.deepEqual(new Set(tokens), new Set(['token-1']));
@@ -82,7 +84,9 @@ describe('sharedAccessToken', () => {
 		// Ten executions met a 401 with token-1 at about the same time.
 		const rejected = { ...CREDENTIALS, accessToken: 'token-1' };
 		const renewed = await Promise.all(
-			Array.from({ length: 10 }, () => sharedAccessToken(noRequest, { ...rejected }, fake.exchange)),
+			Array.from({ length: 10 }, () =>
+				sharedAccessToken(noRequest, { ...rejected }, fake.exchange),
+			),
 		);
 		assert.deepEqual(new Set(renewed), new Set(['token-2']));
 		// One more 401 with token-1 arrives after the renewal finished: it gets token-2, no exchange.
@@ -105,23 +109,41 @@ describe('sharedAccessToken', () => {
 	it('clients are told apart by base URL, client id and secret', async () => {
 		const fake = fakeExchange();
 		await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange);
-		await sharedAccessToken(noRequest, { ...CREDENTIALS, baseUrl: 'https://api.example.com/api/v1/' }, fake.exchange);
+		await sharedAccessToken(
+			noRequest,
+			{ ...CREDENTIALS, baseUrl: 'https://api.example.com/api/v1/' },
+			fake.exchange,
+		);
 		assert.equal(fake.calls.length, 1, 'the same address written differently is the same client');
-		await sharedAccessToken(noRequest, { ...CREDENTIALS, baseUrl: 'https://other.example.com' }, fake.exchange);
+		await sharedAccessToken(
+			noRequest,
+			{ ...CREDENTIALS, baseUrl: 'https://other.example.com' },
+			fake.exchange,
+		);
 		await sharedAccessToken(noRequest, { ...CREDENTIALS, clientId: 'client-b' }, fake.exchange);
 		// A new secret must be checked by the API, not answered from memory.
-		await sharedAccessToken(noRequest, { ...CREDENTIALS, clientSecret: 'secret-a-456' }, fake.exchange);
+		await sharedAccessToken(
+			noRequest,
+			{ ...CREDENTIALS, clientSecret: 'secret-a-456' },
+			fake.exchange,
+		);
 		assert.equal(fake.calls.length, 4);
 	});
 
 	it('a failed exchange fails every waiting caller once and is not remembered', async () => {
 		const fake = fakeExchange();
-		fake.fail = new Error('The token endpoint allows 10 requests a minute and that limit is reached.');
+		fake.fail = new Error(
+			'The token endpoint allows 10 requests a minute and that limit is reached.',
+		);
 		const results = await Promise.allSettled(
-			Array.from({ length: 5 }, () => sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange)),
+			Array.from({ length: 5 }, () =>
+				sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange),
+			),
 		);
 		assert.equal(fake.calls.length, 1);
-		assert.ok(results.every((result) => result.status === 'rejected' && result.reason === fake.fail));
+		assert.ok(
+			results.every((result) => result.status === 'rejected' && result.reason === fake.fail),
+		);
 		fake.fail = undefined;
 		assert.equal(await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange), 'token-2');
 	});
@@ -132,7 +154,11 @@ describe('sharedAccessToken', () => {
 		const httpRequest = async () => {
 			posts++;
 			await new Promise((resolve) => setTimeout(resolve, 5));
-			return { statusCode: 200, body: { access_token: `opaque-${posts}`, expires_in: 60 }, headers: {} };
+			return {
+				statusCode: 200,
+				body: { access_token: `opaque-${posts}`, expires_in: 60 },
+				headers: {},
+			};
 		};
 		const outputs = await Promise.all(
 			Array.from({ length: 8 }, () =>
@@ -140,6 +166,9 @@ describe('sharedAccessToken', () => {
 			),
 		);
 		assert.equal(posts, 1);
-		assert.deepEqual(outputs, Array.from({ length: 8 }, () => ({ accessToken: 'opaque-1' })));
+		assert.deepEqual(
+			outputs,
+			Array.from({ length: 8 }, () => ({ accessToken: 'opaque-1' })),
+		);
 	});
 });
