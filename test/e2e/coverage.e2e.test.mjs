@@ -27,7 +27,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -39,6 +38,7 @@ import {
 	cleanupPack,
 	createN8nInstance,
 	executionError,
+	n8nRestApi,
 	nodeOutput,
 	packPackage,
 	sleep,
@@ -225,7 +225,6 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
 	let server;
 	let cookie = '';
-	let parseFlatted;
 	let cronSecond = 0;
 	/** Ids of the two published (activated) polling workflows; n8n gives them when created. */
 	const active = { broadcast: '', balance: '' };
@@ -265,36 +264,12 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 		return result;
 	}
 
-	// ---- the running n8n's REST API
-	async function rest(method, path, body) {
-		const response = await fetch(`${server.baseUrl}${path}`, {
-			method,
-			headers: {
-				'browser-id': BROWSER_ID,
-				cookie,
-				...(body ? { 'content-type': 'application/json' } : {}),
-			},
-			body: body ? JSON.stringify(body) : undefined,
-		});
-		const text = await response.text();
-		assert.equal(
-			response.status,
-			200,
-			`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`,
-		);
-		return JSON.parse(text).data;
-	}
-
-	async function executionsOf(workflowId) {
-		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		return (await rest('GET', `/rest/executions?filter=${filter}&limit=100`)).results;
-	}
-
-	async function runDataOf(executionId) {
-		const execution = await rest('GET', `/rest/executions/${executionId}`);
-		const data = typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
-		return { execution, runData: data.resultData.runData, error: data.resultData.error };
-	}
+	// ---- the running n8n's REST API (set once n8n is up)
+	/** @type {ReturnType<typeof n8nRestApi>} */
+	let api;
+	const rest = (method, path, body) => api.rest(method, path, body);
+	const executionsOf = (workflowId) => api.executionsOf(workflowId);
+	const runDataOf = (executionId) => api.runDataOf(executionId);
 
 	const itemsOf = (runData, nodeName) => {
 		const runs = runData[nodeName];
@@ -396,9 +371,6 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 				extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
 			}),
 		]);
-		parseFlatted = createRequire(join(triggersN8n.n8nDir, 'node_modules', 'n8n', 'package.json'))(
-			'flatted',
-		).parse;
 
 		// The broadcast the Messenger Triggers watch; a phone ending in 0000 fails at the first step.
 		const sent = await apiCall(
@@ -466,6 +438,12 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 				}),
 			]);
 			({ server, cookie } = await startWithOwner(triggersN8n, OWNER, BROWSER_ID));
+			api = n8nRestApi({
+				baseUrl: server.baseUrl,
+				cookie,
+				n8nDir: triggersN8n.n8nDir,
+				browserId: BROWSER_ID,
+			});
 		};
 
 		await Promise.all([setUpActions(), setUpTriggers()]);

@@ -640,36 +640,18 @@ export async function runManually(
 	triggerName,
 	{ timeoutMs = 60_000 } = {},
 ) {
-	const headers = { 'content-type': 'application/json', 'browser-id': browserId, cookie };
-	const rest = async (method, path, body) => {
-		const response = await fetch(`${baseUrl}${path}`, {
-			method,
-			headers,
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await response.text();
-		if (response.status !== 200) {
-			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`);
-		}
-		return JSON.parse(text).data;
-	};
+	const { rest, runDataOf } = n8nRestApi({ baseUrl, cookie, n8nDir, browserId });
 	const started = await rest('POST', `/rest/workflows/${workflowId}/run`, {
 		triggerToStartFrom: { name: triggerName },
 	});
 	if (!started?.executionId) {
 		throw new Error(`manual run of ${workflowId} started no execution: ${JSON.stringify(started)}`);
 	}
-	const parse = createRequire(join(n8nDir, 'node_modules', 'n8n', 'package.json'))('flatted').parse;
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const execution = await rest('GET', `/rest/executions/${started.executionId}`);
+		const { execution, runData, error } = await runDataOf(started.executionId);
 		if (execution.finished || !['new', 'running', 'waiting'].includes(execution.status)) {
-			const data = typeof execution.data === 'string' ? parse(execution.data) : execution.data;
-			return {
-				execution,
-				runData: data?.resultData?.runData ?? {},
-				error: data?.resultData?.error,
-			};
+			return { execution, runData, error };
 		}
 		if (Date.now() > deadline) {
 			throw new Error(
@@ -678,6 +660,55 @@ export async function runManually(
 		}
 		await sleep(250);
 	}
+}
+
+/**
+ * The REST API of a running n8n as a logged-in user: `rest` (answers other than 200 fail the
+ * test, with the body), the executions of a workflow (summaries, newest first, running ones
+ * included) and the run data of one execution (n8n stores it with `flatted`).
+ * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string }} session
+ */
+export function n8nRestApi({ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' }) {
+	const parseFlatted = createRequire(join(n8nDir, 'node_modules', 'n8n', 'package.json'))(
+		'flatted',
+	).parse;
+	/** @param {string} method @param {string} path @param {unknown} [body] */
+	async function rest(method, path, body) {
+		const response = await fetch(`${baseUrl}${path}`, {
+			method,
+			headers: {
+				'browser-id': browserId,
+				cookie,
+				...(body ? { 'content-type': 'application/json' } : {}),
+			},
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		const text = await response.text();
+		if (response.status !== 200) {
+			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`);
+		}
+		return JSON.parse(text).data;
+	}
+	return {
+		rest,
+		/** @param {string} workflowId */
+		async executionsOf(workflowId) {
+			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+			return (await rest('GET', `/rest/executions?filter=${filter}&limit=100`)).results;
+		},
+		/** @param {string} executionId */
+		async runDataOf(executionId) {
+			const execution = await rest('GET', `/rest/executions/${executionId}`);
+			const data =
+				typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
+			// A running execution may have no run data yet.
+			return {
+				execution,
+				runData: data?.resultData?.runData ?? {},
+				error: data?.resultData?.error,
+			};
+		},
+	};
 }
 
 /** Chromium flags for the editor test: no sandbox (root in CI), and no background connections,

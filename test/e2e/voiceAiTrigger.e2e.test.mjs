@@ -8,14 +8,13 @@
 // up (the `everyMinute` mode is the same interval at a random second). The test never relies on
 // that timing: it counts polls in the sandbox log (each workflow has its own API client).
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
 import {
 	cleanupPack,
 	createN8nInstance,
+	n8nRestApi,
 	packPackage,
 	sleep,
 	startWithOwner,
@@ -92,7 +91,6 @@ describe(
 		let server;
 		let cookie = '';
 		/** @type {(text: string) => any} */
-		let parseFlatted;
 		/** The second of every minute at which both workflows poll. */
 		let cronSecond = 0;
 
@@ -114,33 +112,10 @@ describe(
 
 		const failedRequests = () => sandbox.log.filter((entry) => entry.status >= 400);
 
-		async function rest(path) {
-			const response = await fetch(`${server.baseUrl}${path}`, {
-				headers: { 'browser-id': BROWSER_ID, cookie },
-			});
-			const text = await response.text();
-			assert.equal(
-				response.status,
-				200,
-				`GET ${path} → ${response.status}: ${text.slice(0, 2000)}`,
-			);
-			return JSON.parse(text).data;
-		}
-
-		/** Every execution of a workflow (summaries, newest first), running ones included. */
-		async function executionsOf(workflowId) {
-			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-			const page = await rest(`/rest/executions?filter=${filter}&limit=100`);
-			return page.results;
-		}
-
-		/** The run data of one execution: n8n stores it with `flatted`. */
-		async function runDataOf(executionId) {
-			const execution = await rest(`/rest/executions/${executionId}`);
-			const data =
-				typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
-			return { execution, runData: data.resultData.runData, error: data.resultData.error };
-		}
+		/** @type {ReturnType<typeof n8nRestApi>} */
+		let api;
+		const executionsOf = (workflowId) => api.executionsOf(workflowId);
+		const runDataOf = (executionId) => api.runDataOf(executionId);
 
 		const itemsOf = (runData, nodeName) => {
 			const runs = runData[nodeName];
@@ -165,9 +140,6 @@ describe(
 				// The first poll's result and any "poll failed" warning show up at info; the default.
 				extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
 			});
-			parseFlatted = createRequire(join(n8n.n8nDir, 'node_modules', 'n8n', 'package.json'))(
-				'flatted',
-			).parse;
 
 			const credentialFor = ({ credential, client }) => ({
 				...credential,
@@ -198,6 +170,12 @@ describe(
 			await n8n.n8n(['publish:workflow', `--id=${CREATED.workflowId}`]);
 
 			({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
+			api = n8nRestApi({
+				baseUrl: server.baseUrl,
+				cookie,
+				n8nDir: n8n.n8nDir,
+				browserId: BROWSER_ID,
+			});
 		});
 
 		after(async () => {

@@ -14,8 +14,6 @@
 //   requests stay within the token endpoint's 10 a minute.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
@@ -23,6 +21,7 @@ import {
 	PACKAGE_NAME,
 	cleanupPack,
 	createN8nInstance,
+	n8nRestApi,
 	packPackage,
 	sleep,
 	startWithOwner,
@@ -217,7 +216,6 @@ describe(
 		/** @type {Array<{ output: () => string, stop: () => Promise<void> }>} */
 		let workers = [];
 		let cookie = '';
-		let parseFlatted;
 		let cronSecond = 0;
 		/** The broadcast message the Messenger Trigger watches (sent through the API before start). */
 		let watchedMessage;
@@ -263,23 +261,9 @@ describe(
 				.map((worker, i) => `--- worker ${i + 1} (tail) ---\n${worker.output().slice(-2000)}`)
 				.join('\n')}`;
 
-		async function rest(path) {
-			const response = await fetch(`${main.baseUrl}${path}`, {
-				headers: { 'browser-id': BROWSER_ID, cookie },
-			});
-			const text = await response.text();
-			assert.equal(
-				response.status,
-				200,
-				`GET ${path} → ${response.status}: ${text.slice(0, 2000)}`,
-			);
-			return JSON.parse(text).data;
-		}
-
-		async function executionsOf(workflowId) {
-			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-			return (await rest(`/rest/executions?filter=${filter}&limit=100`)).results;
-		}
+		/** @type {ReturnType<typeof n8nRestApi>} */
+		let api;
+		const executionsOf = (workflowId) => api.executionsOf(workflowId);
 
 		/** POSTs to a production webhook of the main instance; resolves to the status and JSON answer. */
 		async function callWebhook(path, body) {
@@ -335,10 +319,7 @@ describe(
 			const failed = (await executionsOf(workflowId)).filter((e) => e.status === 'error');
 			const errors = [];
 			for (const { id } of failed.slice(0, 5)) {
-				const execution = await rest(`/rest/executions/${id}`);
-				const data =
-					typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
-				const error = data?.resultData?.error;
+				const { error } = await api.runDataOf(id);
 				errors.push(`execution ${id}: ${error?.message} — ${error?.description ?? ''}`);
 			}
 			return errors.join('\n');
@@ -395,9 +376,6 @@ describe(
 				instances.push(await createN8nInstance({ tarball, extraEnv: queueEnv }));
 			}
 			const [mainInstance] = instances;
-			parseFlatted = createRequire(
-				join(mainInstance.n8nDir, 'node_modules', 'n8n', 'package.json'),
-			)('flatted').parse;
 
 			await mainInstance.importCredentials(
 				[FANOUT, RATE, TRIGGER, MESSENGER_TRIGGER].map(
@@ -466,6 +444,12 @@ describe(
 			}
 
 			({ server: main, cookie } = await startWithOwner(mainInstance, OWNER, BROWSER_ID));
+			api = n8nRestApi({
+				baseUrl: main.baseUrl,
+				cookie,
+				n8nDir: mainInstance.n8nDir,
+				browserId: BROWSER_ID,
+			});
 			workers = await Promise.all(
 				instances
 					.slice(1)
@@ -641,10 +625,8 @@ describe(
 				assert.equal(all.length, 1, JSON.stringify(all, null, 2));
 				assert.equal(all[0].status, 'success', JSON.stringify(all[0]));
 				assert.equal(all[0].mode, 'trigger');
-				const execution = await rest(`/rest/executions/${all[0].id}`);
-				const data =
-					typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
-				return data.resultData.runData[nodeName].at(-1).data.main[0].map((item) => item.json);
+				const { runData } = await api.runDataOf(all[0].id);
+				return runData[nodeName].at(-1).data.main[0].map((item) => item.json);
 			};
 			const campaignEvents = await onlyExecution(TRIGGER_WORKFLOW, TRIGGER_NODE);
 			assert.deepEqual(
