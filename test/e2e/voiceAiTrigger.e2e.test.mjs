@@ -90,7 +90,6 @@ describe(
 		/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
 		let server;
 		let cookie = '';
-		/** @type {(text: string) => any} */
 		/** The second of every minute at which both workflows poll. */
 		let cronSecond = 0;
 
