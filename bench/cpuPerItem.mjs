@@ -10,13 +10,14 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 import {
-	DEFAULT_N8N_VERSION,
-	NODE_TYPE,
 	createN8nInstance,
+	DEFAULT_N8N_VERSION,
 	executionError,
+	NODE_TYPE,
 	nodeOutput,
 	packPackage,
 	parseRawOutput,
+	sandboxCredential,
 } from '../test/e2e/harness.mjs';
 import { startSandboxProcess } from './uploadMemory.mjs';
 
@@ -181,16 +182,7 @@ export async function measureCpuPerItem({
 	try {
 		instance = await createN8nInstance({ version, tarball: await packPackage() });
 		await instance.importCredentials([
-			{
-				...CREDENTIAL,
-				type: 'voiceMessagingApi',
-				data: {
-					baseUrl: sandbox.url,
-					clientId: DEMO_CLIENTS.full.clientId,
-					clientSecret: DEMO_CLIENTS.full.clientSecret,
-					requestsPerMinute: 0,
-				},
-			},
+			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 }),
 		]);
 		const ids = {};
 		for (const variant of Object.keys(VARIANTS)) {

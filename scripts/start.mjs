@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import { bcryptHash, createN8nInstance, packPackage, ROOT } from '../test/e2e/harness.mjs';
+import { bcryptHash, createN8nInstance, packPackage, ROOT, sandboxCredential } from '../test/e2e/harness.mjs';
 
 const N8N_PORT = Number(process.env.N8N_PORT || 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
@@ -30,11 +30,7 @@ async function main() {
 	mkdirSync(USER_FOLDER, { recursive: true });
 	const instance = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
 	await instance.importCredentials([
-		{
-			...DEMO_CREDENTIAL,
-			type: 'voiceMessagingApi',
-			data: { baseUrl: sandbox.url, clientId: DEMO_CLIENTS.full.clientId, clientSecret: DEMO_CLIENTS.full.clientSecret },
-		},
+		sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 	]);
 	const examplesDir = join(ROOT, 'examples');
 	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort() : [];

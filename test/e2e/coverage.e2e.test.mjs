@@ -41,6 +41,7 @@ import {
 	n8nRestApi,
 	nodeOutput,
 	packPackage,
+	sandboxCredential,
 	sleep,
 	startWithOwner,
 	waitFor,
@@ -240,11 +241,7 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 	const results = {};
 
 	const credentialsFor = (sandbox) =>
-		Object.values(CRED).map(({ client, ...cred }) => ({
-			...cred,
-			type: 'voiceMessagingApi',
-			data: { baseUrl: sandbox.url, clientId: client.clientId, clientSecret: client.clientSecret },
-		}));
+		Object.values(CRED).map(({ client, ...cred }) => sandboxCredential(cred, sandbox, client));
 
 	async function importWorkflows(n8n, workflows) {
 		const file = join(n8n.userFolder, `coverage-workflows-${randomBytes(4).toString('hex')}.json`);

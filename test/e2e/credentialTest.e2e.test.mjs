@@ -7,6 +7,7 @@ import {
 	cleanupPack,
 	createN8nInstance,
 	packPackage,
+	sandboxCredential,
 	startWithOwner,
 	suiteOptions,
 } from './harness.mjs';
@@ -58,17 +59,11 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		const tarball = await packPackage();
 		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
 		await n8n.importCredentials([
-			{ ...CREDENTIALS.full, type: 'voiceMessagingApi', data: dataFor(DEMO_CLIENTS.full) },
-			{
-				...CREDENTIALS.messengerOnly,
-				type: 'voiceMessagingApi',
-				data: dataFor(DEMO_CLIENTS.messengerOnly),
-			},
-			{
-				...CREDENTIALS.wrongSecret,
-				type: 'voiceMessagingApi',
-				data: dataFor(DEMO_CLIENTS.full, 'not-the-secret'),
-			},
+			sandboxCredential(CREDENTIALS.full, sandbox, DEMO_CLIENTS.full),
+			sandboxCredential(CREDENTIALS.messengerOnly, sandbox, DEMO_CLIENTS.messengerOnly),
+			sandboxCredential(CREDENTIALS.wrongSecret, sandbox, DEMO_CLIENTS.full, {
+				clientSecret: 'not-the-secret',
+			}),
 		]);
 		({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
 		assert.match(cookie, /n8n-auth=/);

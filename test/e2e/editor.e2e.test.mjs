@@ -11,12 +11,13 @@ import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
 import {
-	PACKAGE_NAME,
 	bcryptHash,
 	cleanupPack,
 	createN8nInstance,
 	launchChromium,
+	PACKAGE_NAME,
 	packPackage,
+	sandboxCredential,
 } from './harness.mjs';
 
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
@@ -153,15 +154,11 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 		// The credential and the control workflow through the REST API the editor uses (the CLI's
 		// import:* commands boot n8n once each: ~10 s apiece).
 		const rest = await restSession(server.baseUrl, OWNER);
-		await rest('POST', '/rest/credentials', {
-			name: CREDENTIAL_NAME,
-			type: 'voiceMessagingApi',
-			data: {
-				baseUrl: sandbox.url,
-				clientId: DEMO_CLIENTS.full.clientId,
-				clientSecret: DEMO_CLIENTS.full.clientSecret,
-			},
-		});
+		await rest(
+			'POST',
+			'/rest/credentials',
+			sandboxCredential({ name: CREDENTIAL_NAME }, sandbox, DEMO_CLIENTS.full),
+		);
 		unknownWorkflowId = (await rest('POST', '/rest/workflows', UNKNOWN_NODE_WORKFLOW)).id;
 		browser = await browserLaunch;
 		const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-US' });

@@ -23,6 +23,7 @@ import {
 	packPackage,
 	ROOT,
 	runManually,
+	sandboxCredential,
 } from './harness.mjs';
 
 /** The credential scripts/start.mjs creates; every example must use exactly this one. */
@@ -103,15 +104,7 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 		n8n = await createN8nInstance({ tarball, extraEnv: { GENERIC_TIMEZONE: 'UTC' } });
 		// As scripts/start.mjs does: the demo credential, then every example as it is.
 		await n8n.importCredentials([
-			{
-				...CREDENTIAL,
-				type: 'voiceMessagingApi',
-				data: {
-					baseUrl: sandbox.url,
-					clientId: DEMO_CLIENTS.full.clientId,
-					clientSecret: DEMO_CLIENTS.full.clientSecret,
-				},
-			},
+			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 		]);
 		for (const workflow of EXAMPLES.values()) await n8n.importWorkflow(workflow);
 	});

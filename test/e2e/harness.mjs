@@ -345,6 +345,28 @@ export function voiceAiWorkflow({ id, name, parameters, credential, nodeSettings
 }
 
 /**
+ * A record for `importCredentials` (or the REST API): this package's credential `credential`
+ * ({ id, name }) pointing at `sandbox` as `client`; `data` adds or overrides fields (a wrong
+ * secret, requestsPerMinute).
+ * @param {{ id?: string, name: string }} credential
+ * @param {{ url: string }} sandbox
+ * @param {{ clientId: string, clientSecret: string }} client
+ * @param {Record<string, unknown>} [data]
+ */
+export function sandboxCredential(credential, sandbox, client, data = {}) {
+	return {
+		...credential,
+		type: 'voiceMessagingApi',
+		data: {
+			baseUrl: sandbox.url,
+			clientId: client.clientId,
+			clientSecret: client.clientSecret,
+			...data,
+		},
+	};
+}
+
+/**
  * An n8n user folder with the packed package installed as a community package: a throwaway one,
  * or `userFolder` when given (kept; `npm start` reuses it so a demo's work survives a restart).
  * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string }} options

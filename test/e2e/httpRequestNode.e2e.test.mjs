@@ -10,6 +10,7 @@ import {
 	executionError,
 	nodeOutput,
 	packPackage,
+	sandboxCredential,
 } from './harness.mjs';
 
 const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
@@ -60,15 +61,7 @@ describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }
 		sandbox = await startSandbox({ port: 0 });
 		n8n = await createN8nInstance({ tarball: await packPackage() });
 		await n8n.importCredentials([
-			{
-				...CREDENTIAL,
-				type: 'voiceMessagingApi',
-				data: {
-					baseUrl: sandbox.url,
-					clientId: DEMO_CLIENTS.full.clientId,
-					clientSecret: DEMO_CLIENTS.full.clientSecret,
-				},
-			},
+			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 		]);
 	});
 	after(async () => {

@@ -17,12 +17,13 @@ import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
-	PACKAGE_NAME,
 	cleanupPack,
 	createN8nInstance,
 	executionError,
 	nodeOutput,
+	PACKAGE_NAME,
 	packPackage,
+	sandboxCredential,
 	suiteOptions,
 } from './harness.mjs';
 
@@ -128,15 +129,7 @@ async function setUp(tarball, extraEnv) {
 	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 	const n8n = await createN8nInstance({ tarball, extraEnv, version: N8N_VERSION });
 	await n8n.importCredentials([
-		{
-			...CREDENTIAL,
-			type: 'voiceMessagingApi',
-			data: {
-				baseUrl: sandbox.url,
-				clientId: DEMO_CLIENTS.full.clientId,
-				clientSecret: DEMO_CLIENTS.full.clientSecret,
-			},
-		},
+		sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 	]);
 	let executions = 0;
 	return {

@@ -9,6 +9,7 @@ import {
 	executionError,
 	nodeOutput,
 	packPackage,
+	sandboxCredential,
 	suiteOptions,
 	voiceAiWorkflow,
 } from './harness.mjs';
@@ -60,15 +61,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		const tarball = await packPackage();
 		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
 		await n8n.importCredentials([
-			{
-				...CREDENTIAL,
-				type: 'voiceMessagingApi',
-				data: {
-					baseUrl: sandbox.url,
-					clientId: DEMO_CLIENTS.full.clientId,
-					clientSecret: DEMO_CLIENTS.full.clientSecret,
-				},
-			},
+			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 		]);
 	});
 
@@ -215,15 +208,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	it('a wrong client secret fails the execution with a message about the credential', async () => {
 		const wrong = { id: 'e2eVoiceCredBad', name: 'Voice sandbox, wrong secret (e2e)' };
 		await n8n.importCredentials([
-			{
-				...wrong,
-				type: 'voiceMessagingApi',
-				data: {
-					baseUrl: sandbox.url,
-					clientId: DEMO_CLIENTS.full.clientId,
-					clientSecret: 'not-the-secret',
-				},
-			},
+			sandboxCredential(wrong, sandbox, DEMO_CLIENTS.full, { clientSecret: 'not-the-secret' }),
 		]);
 		sandbox.clearLog();
 		await n8n.importWorkflow(

@@ -16,6 +16,7 @@ import {
 	createN8nInstance,
 	n8nRestApi,
 	packPackage,
+	sandboxCredential,
 	sleep,
 	startWithOwner,
 	waitFor,
@@ -140,15 +141,8 @@ describe(
 				extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
 			});
 
-			const credentialFor = ({ credential, client }) => ({
-				...credential,
-				type: 'voiceMessagingApi',
-				data: {
-					baseUrl: sandbox.url,
-					clientId: client.clientId,
-					clientSecret: client.clientSecret,
-				},
-			});
+			const credentialFor = ({ credential, client }) =>
+				sandboxCredential(credential, sandbox, client);
 			await n8n.importCredentials([credentialFor(STATUS), credentialFor(CREATED)]);
 
 			cronSecond = Math.floor(Date.now() / 1000 + EXPECTED_STARTUP_S + CHANGE_MARGIN_S) % 60;

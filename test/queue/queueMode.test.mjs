@@ -23,6 +23,7 @@ import {
 	createN8nInstance,
 	n8nRestApi,
 	packPackage,
+	sandboxCredential,
 	sleep,
 	startWithOwner,
 	waitFor,
@@ -379,16 +380,8 @@ describe(
 
 			await mainInstance.importCredentials(
 				[FANOUT, RATE, TRIGGER, MESSENGER_TRIGGER].map(
-					({ credential, client, requestsPerMinute }) => ({
-						...credential,
-						type: 'voiceMessagingApi',
-						data: {
-							baseUrl: sandbox.url,
-							clientId: client.clientId,
-							clientSecret: client.clientSecret,
-							requestsPerMinute,
-						},
-					}),
+					({ credential, client, requestsPerMinute }) =>
+						sandboxCredential(credential, sandbox, client, { requestsPerMinute }),
 				),
 			);
 			// Any second: the trigger test waits for whichever poll comes next.
