@@ -72,6 +72,21 @@ export const additionalBodyFields: INodeProperties = {
 		'Extra fields sent in the request body as they are, for API options this node does not list. They replace fields of the same name set above.',
 };
 
+/**
+ * The Options collection of an operation that sends a body: Additional Body Fields (JSON) first,
+ * then the operation's own options.
+ */
+export function bodyOptions(...more: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [additionalBodyFields, ...more],
+	};
+}
+
 /** The "Additional Body Fields (JSON)" of an Options collection as an object. */
 export function extraBody(
 	this: IExecuteFunctions,

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path, toListPage } from '../../../shared/transport';
 import { requireId, requireOneOf, requireText } from '../../../shared/validation';
-import { additionalBodyFields, extraBody, TEXT_MAX_LENGTH, whatsappNumberOption } from '../common';
+import { bodyOptions, extraBody, TEXT_MAX_LENGTH, whatsappNumberOption } from '../common';
 import {
 	BROADCAST_CHANNELS,
 	checkRecipients,
@@ -122,17 +122,7 @@ const properties: INodeProperties[] = [
 		description: `Up to ${TEXT_MAX_LENGTH} characters`,
 		displayOptions: { show: { messageContent: ['text'] } },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			additionalBodyFields,
-			{ ...whatsappNumberOption, displayOptions: { show: { '/channel': ['whatsapp'] } } },
-		],
-	},
+	bodyOptions({ ...whatsappNumberOption, displayOptions: { show: { '/channel': ['whatsapp'] } } }),
 ];
 
 export const description = updateDisplayOptions(

@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
-import { additionalBodyFields, chatIdProperty, extraBody } from '../common';
+import { bodyOptions, chatIdProperty, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
 	chatIdProperty,
@@ -14,14 +14,7 @@ const properties: INodeProperties[] = [
 		default: true,
 		description: 'Whether to mark the chat as important; turn off to remove the mark',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalBodyFields],
-	},
+	bodyOptions(),
 ];
 
 export const description = updateDisplayOptions(

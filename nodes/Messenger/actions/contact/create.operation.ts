@@ -8,7 +8,7 @@ import {
 	requireEmail,
 	requireText,
 } from '../../../shared/validation';
-import { additionalBodyFields, extraBody } from '../common';
+import { bodyOptions, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
 	{
@@ -28,30 +28,22 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. +34600123456',
 		description: 'In international format; the API allows one contact per phone number',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			additionalBodyFields,
-			{
-				displayName: 'Attributes (JSON)',
-				name: 'attributes',
-				type: 'json',
-				default: '{}',
-				description: 'Custom attributes of the contact as a JSON object, e.g. {"plan": "gold"}',
-			},
-			{
-				displayName: 'Email',
-				name: 'email',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. name@example.com',
-			},
-		],
-	},
+	bodyOptions(
+		{
+			displayName: 'Attributes (JSON)',
+			name: 'attributes',
+			type: 'json',
+			default: '{}',
+			description: 'Custom attributes of the contact as a JSON object, e.g. {"plan": "gold"}',
+		},
+		{
+			displayName: 'Email',
+			name: 'email',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. name@example.com',
+		},
+	),
 ];
 
 export const description = updateDisplayOptions(

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { parseJsonObject, requireId } from '../../../shared/validation';
-import { additionalBodyFields, contactLocator, extraBody } from '../common';
+import { bodyOptions, contactLocator, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
 	contactLocator,
@@ -16,14 +16,7 @@ const properties: INodeProperties[] = [
 		description:
 			'All attributes of the contact as a JSON object, e.g. {"plan": "gold", "city": "Madrid"}. Attributes not listed are removed.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalBodyFields],
-	},
+	bodyOptions(),
 ];
 
 export const description = updateDisplayOptions(

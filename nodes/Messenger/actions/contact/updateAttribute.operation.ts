@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId, requireKey } from '../../../shared/validation';
-import { additionalBodyFields, contactLocator, extraBody } from '../common';
+import { bodyOptions, contactLocator, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
 	contactLocator,
@@ -41,14 +41,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. gold',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalBodyFields],
-	},
+	bodyOptions(),
 ];
 
 export const description = updateDisplayOptions(

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId, requireNumberInRange, requireText } from '../../../shared/validation';
-import { additionalBodyFields, chatIdProperty, extraBody } from '../common';
+import { bodyOptions, chatIdProperty, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
 	chatIdProperty,
@@ -25,31 +25,23 @@ const properties: INodeProperties[] = [
 		typeOptions: { minValue: -180, maxValue: 180, numberPrecision: 7 },
 		description: 'From -180 to 180',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			additionalBodyFields,
-			{
-				displayName: 'Address',
-				name: 'address',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. Puerta del Sol, Madrid',
-			},
-			{
-				displayName: 'Name',
-				name: 'name',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. Office',
-				description: 'Name of the place',
-			},
-		],
-	},
+	bodyOptions(
+		{
+			displayName: 'Address',
+			name: 'address',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Puerta del Sol, Madrid',
+		},
+		{
+			displayName: 'Name',
+			name: 'name',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Office',
+			description: 'Name of the place',
+		},
+	),
 ];
 
 export const description = updateDisplayOptions(

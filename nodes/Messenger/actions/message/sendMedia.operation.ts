@@ -3,20 +3,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
-import { additionalBodyFields, captionOption, chatIdProperty, extraBody } from '../common';
+import { bodyOptions, captionOption, chatIdProperty, extraBody } from '../common';
 import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from '../media';
 
 const properties: INodeProperties[] = [
 	chatIdProperty,
 	...mediaUrlProperties,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalBodyFields, captionOption, mediaFileNameOption],
-	},
+	bodyOptions(captionOption, mediaFileNameOption),
 ];
 
 export const description = updateDisplayOptions(

@@ -5,7 +5,7 @@ import { buildMultipartBody } from '../../../shared/multipart';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId, requireText } from '../../../shared/validation';
 import {
-	additionalBodyFields,
+	bodyOptions,
 	CAPTION_MAX_LENGTH,
 	captionOption,
 	chatIdProperty,
@@ -23,33 +23,25 @@ const properties: INodeProperties[] = [
 		default: 'data',
 		hint: 'The name of the input binary field containing the file to send',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			additionalBodyFields,
-			captionOption,
-			{
-				displayName: 'File Name',
-				name: 'fileName',
-				type: 'string',
-				default: '',
-				description: 'Name the recipient sees; the binary file’s own name when empty',
-			},
-			{
-				displayName: 'MIME Type',
-				name: 'mimeType',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. application/pdf',
-				description:
-					'Type of the file, when the binary data has none or a wrong one (e.g. application/octet-stream)',
-			},
-		],
-	},
+	bodyOptions(
+		captionOption,
+		{
+			displayName: 'File Name',
+			name: 'fileName',
+			type: 'string',
+			default: '',
+			description: 'Name the recipient sees; the binary file’s own name when empty',
+		},
+		{
+			displayName: 'MIME Type',
+			name: 'mimeType',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. application/pdf',
+			description:
+				'Type of the file, when the binary data has none or a wrong one (e.g. application/octet-stream)',
+		},
+	),
 ];
 
 export const description = updateDisplayOptions(

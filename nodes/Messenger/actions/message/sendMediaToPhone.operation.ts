@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { normalizePhone, requireId } from '../../../shared/validation';
-import { additionalBodyFields, captionOption, extraBody, whatsappNumberOption } from '../common';
+import { bodyOptions, captionOption, extraBody, whatsappNumberOption } from '../common';
 import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from '../media';
 
 const properties: INodeProperties[] = [
@@ -18,14 +18,7 @@ const properties: INodeProperties[] = [
 			'Recipient in international format. Their open chat is used, or a new chat is opened.',
 	},
 	...mediaUrlProperties,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalBodyFields, captionOption, mediaFileNameOption, whatsappNumberOption],
-	},
+	bodyOptions(captionOption, mediaFileNameOption, whatsappNumberOption),
 ];
 
 export const description = updateDisplayOptions(
