@@ -8,11 +8,7 @@ import { exchangeClientCredentials } from '../nodes/shared/token.ts';
 import { VoiceAi } from '../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import {
-	createAuthenticatedHttp,
-	createPollContext,
-	fetchHttpRequest,
-} from '../test/helpers/context.mjs';
+import { createPollContext, fetchHttpRequest, sandboxHttp } from '../test/helpers/context.mjs';
 import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -99,13 +95,7 @@ export async function triggerRequestsPerPoll() {
 		rateLimitPerMinute: 0,
 	});
 	try {
-		const auth = createAuthenticatedHttp({
-			credentials: {
-				baseUrl: sandbox.url,
-				clientId: DEMO_CLIENTS.full.clientId,
-				clientSecret: DEMO_CLIENTS.full.clientSecret,
-			},
-		});
+		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full);
 		const staticData = {};
 		const poll = async () => {
 			const { context } = createPollContext({

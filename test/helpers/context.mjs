@@ -85,6 +85,21 @@ export async function fetchHttpRequest(options) {
 }
 
 /**
+ * createAuthenticatedHttp for the credential of a sandbox's demo `client` (plus `extra` fields,
+ * e.g. requestsPerMinute): one token store, as one credential in n8n.
+ */
+export function sandboxHttp(sandbox, client, extra = {}) {
+	return createAuthenticatedHttp({
+		credentials: {
+			baseUrl: sandbox.url,
+			clientId: client.clientId,
+			clientSecret: client.clientSecret,
+			...extra,
+		},
+	});
+}
+
+/**
  * A credential store plus n8n's authenticated request flow. `store.data` is the credential as n8n
  * keeps it (the token lands in `accessToken`), `store.preAuthCalls` counts token exchanges.
  */

@@ -1,13 +1,12 @@
 // Runs a node's operations against a running sandbox over real HTTP, with n8n's token flow.
-import { createAuthenticatedHttp, createExecuteContext } from './context.mjs';
+import { createExecuteContext, sandboxHttp } from './context.mjs';
 
 /**
  * A runner bound to one credential (one token store), as one credential in n8n would be.
  * `run(params, opts)` executes the node once and returns its first output.
  */
 export function sandboxRunner(NodeClass, sandbox, client, extraCredentials = {}) {
-	const credentials = { baseUrl: sandbox.url, clientId: client.clientId, clientSecret: client.clientSecret, ...extraCredentials };
-	const auth = createAuthenticatedHttp({ credentials });
+	const auth = sandboxHttp(sandbox, client, extraCredentials);
 	const node = new NodeClass();
 	async function run(params, { items = [{ json: {} }], continueOnFail = false, binary } = {}) {
 		const context = createExecuteContext({

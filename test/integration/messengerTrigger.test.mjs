@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createAuthenticatedHttp, createPollContext, httpError } from '../helpers/context.mjs';
+import { createPollContext, httpError, sandboxHttp } from '../helpers/context.mjs';
 import { NodeApiError } from '../helpers/n8n.mjs';
 
 const trigger = new MessengerTrigger();
@@ -16,13 +16,7 @@ const NODE = {
 };
 
 function watcher(sandbox, params, { failWhen } = {}) {
-	const auth = createAuthenticatedHttp({
-		credentials: {
-			baseUrl: sandbox.url,
-			clientId: DEMO_CLIENTS.full.clientId,
-			clientSecret: DEMO_CLIENTS.full.clientSecret,
-		},
-	});
+	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full);
 	const staticData = {};
 	const http = async (type, options) => {
 		if (failWhen?.(options)) throw new NodeApiError(NODE, httpError(503, 'Service Unavailable'));
@@ -47,13 +41,7 @@ async function sendBroadcast(sandbox, recipients) {
 	if (!senders.has(sandbox)) {
 		senders.set(
 			sandbox,
-			createAuthenticatedHttp({
-				credentials: {
-					baseUrl: sandbox.url,
-					clientId: DEMO_CLIENTS.full.clientId,
-					clientSecret: DEMO_CLIENTS.full.clientSecret,
-				},
-			}),
+			sandboxHttp(sandbox, DEMO_CLIENTS.full),
 		);
 	}
 	const auth = senders.get(sandbox);

@@ -3,19 +3,13 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createAuthenticatedHttp, createPollContext, httpError } from '../helpers/context.mjs';
+import { createPollContext, httpError, sandboxHttp } from '../helpers/context.mjs';
 
 const trigger = new VoiceAiTrigger();
 
 /** A trigger bound to one sandbox, one credential and one static data object, as in n8n. */
 function watcher(sandbox, params, { wrapHttp } = {}) {
-	const auth = createAuthenticatedHttp({
-		credentials: {
-			baseUrl: sandbox.url,
-			clientId: DEMO_CLIENTS.full.clientId,
-			clientSecret: DEMO_CLIENTS.full.clientSecret,
-		},
-	});
+	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full);
 	const staticData = {};
 	let http = auth.httpRequestWithAuthentication;
 	const poll = async (mode = 'trigger') => {
