@@ -34,12 +34,12 @@ import { matchRoute } from '../../sandbox/api.mjs';
 import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import { apiCall } from '../helpers/sandboxApi.mjs';
 import {
-	PACKAGE_NAME,
+	assertExecutionSucceeded,
 	cleanupPack,
 	createN8nInstance,
-	executionError,
 	n8nRestApi,
 	nodeOutput,
+	PACKAGE_NAME,
 	packPackage,
 	sandboxCredential,
 	sleep,
@@ -251,14 +251,7 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 
 	/** Executes a workflow on the actions instance; fails with n8n's output when it failed. */
 	async function execute(workflowId) {
-		const result = await actionsN8n.execute(workflowId);
-		const error = executionError(result);
-		assert.equal(
-			error,
-			undefined,
-			`execution failed: ${JSON.stringify(error)?.slice(0, 3000)}\n${actionsN8n.log().slice(-4000)}`,
-		);
-		return result;
+		return assertExecutionSucceeded(await actionsN8n.execute(workflowId), actionsN8n.log());
 	}
 
 	// ---- the running n8n's REST API (set once n8n is up)

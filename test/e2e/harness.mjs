@@ -308,6 +308,22 @@ export function executionError(result) {
 }
 
 /**
+ * `result` when the execution succeeded; otherwise fails with its error and the tail of `log`
+ * (n8n's output), so a failing test shows why.
+ * @param {any} result parsed output of `execute`
+ * @param {string} log
+ */
+export function assertExecutionSucceeded(result, log) {
+	const error = executionError(result);
+	if (error !== undefined) {
+		throw new Error(
+			`execution failed: ${JSON.stringify(error)?.slice(0, 3000)}\n${log.slice(-4000)}`,
+		);
+	}
+	return result;
+}
+
+/**
  * A workflow: Manual Trigger → one Voice AI node.
  * @param {{ id: string, name?: string, parameters: Record<string, unknown>, credential: { id: string, name: string }, nodeSettings?: Record<string, unknown> }} spec
  */

@@ -17,9 +17,9 @@ import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
+	assertExecutionSucceeded,
 	cleanupPack,
 	createN8nInstance,
-	executionError,
 	nodeOutput,
 	PACKAGE_NAME,
 	packPackage,
@@ -147,14 +147,7 @@ async function setUp(tarball, extraEnv) {
 		/** Executes an imported workflow; fails with n8n's stderr when the execution failed. */
 		async run(workflowId) {
 			executions++;
-			const result = await n8n.execute(workflowId);
-			const error = executionError(result);
-			assert.equal(
-				error,
-				undefined,
-				`execution failed: ${JSON.stringify(error)?.slice(0, 3000)}\n${n8n.log().slice(-4000)}`,
-			);
-			return result;
+			return assertExecutionSucceeded(await n8n.execute(workflowId), n8n.log());
 		},
 		apiLog: () => sandbox.log.filter((entry) => entry.path !== TOKEN_PATH),
 	};

@@ -4,6 +4,7 @@ import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
+	assertExecutionSucceeded,
 	cleanupPack,
 	createN8nInstance,
 	executionError,
@@ -43,13 +44,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 
 	/** Output items of the Voice AI node; fails with n8n's stderr when the execution failed. */
 	function voiceOutput(result) {
-		const error = executionError(result);
-		assert.equal(
-			error,
-			undefined,
-			`execution failed: ${JSON.stringify(error)?.slice(0, 2000)}\n${n8n.log().slice(-4000)}`,
-		);
-		return nodeOutput(result, 'Voice AI');
+		return nodeOutput(assertExecutionSucceeded(result, n8n.log()), 'Voice AI');
 	}
 
 	const apiEntries = () => sandbox.log.filter((entry) => entry.path !== TOKEN_PATH);
