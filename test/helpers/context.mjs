@@ -26,6 +26,23 @@ export function httpError(status, data, headers = {}) {
 	return error;
 }
 
+/**
+ * An authenticated-request function answered by `respond(options, callNumber)`, with every
+ * request kept in `calls` and failures wrapped in a NodeApiError for `node`, as n8n does.
+ */
+export function scriptedHttp(respond, node = TEST_NODE) {
+	const calls = [];
+	const http = async (type, options) => {
+		calls.push(options);
+		try {
+			return await respond(options, calls.length);
+		} catch (error) {
+			throw new NodeApiError(node, error);
+		}
+	};
+	return { http, calls };
+}
+
 /** A network failure as n8n's request helpers throw it. */
 export function networkError(code = 'ECONNREFUSED') {
 	const error = new Error(`connect ${code} 127.0.0.1:9`);

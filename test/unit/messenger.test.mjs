@@ -6,7 +6,7 @@ import { ALLOWED_UPLOAD_DOCUMENT_TYPES, isAllowedUploadType } from '../../nodes/
 import { searchContacts } from '../../nodes/Messenger/methods/listSearch.ts';
 import { getWhatsappNumbers } from '../../nodes/Messenger/methods/loadOptions.ts';
 import { binaryItem, parseMultipart } from '../helpers/binary.mjs';
-import { createExecuteContext, createLoadOptionsContext, httpError } from '../helpers/context.mjs';
+import { createExecuteContext, createLoadOptionsContext, httpError, scriptedHttp } from '../helpers/context.mjs';
 import { NodeApiError, NodeOperationError } from '../helpers/n8n.mjs';
 
 const node = new Messenger();
@@ -14,15 +14,7 @@ const NODE = { name: 'Messenger', type: 'messenger', typeVersion: 1, position: [
 
 /** Runs the node with `params` (object or per-item function) against `respond(options)`. */
 async function run(params, respond = () => ({}), { items = [{ json: {} }], continueOnFail = false, binary } = {}) {
-	const calls = [];
-	const http = async (type, options) => {
-		calls.push(options);
-		try {
-			return await respond(options, calls.length);
-		} catch (error) {
-			throw new NodeApiError(NODE, error);
-		}
-	};
+	const { http, calls } = scriptedHttp(respond, NODE);
 	const context = createExecuteContext({ params, items, http, continueOnFail, binary, credentials: { baseUrl: 'https://api.example.com' } });
 	const output = await node.execute.call(context);
 	return { output: output[0], calls };
@@ -489,11 +481,7 @@ describe('errors from the API and per-item behaviour', () => {
 
 describe('contact search list and sending-number dropdown', () => {
 	function context(respond) {
-		const calls = [];
-		const http = async (type, options) => {
-			calls.push(options);
-			return respond(options);
-		};
+		const { http, calls } = scriptedHttp(respond);
 		return { context: createLoadOptionsContext({ credentials: { baseUrl: 'https://api.example.com' }, http }), calls };
 	}
 

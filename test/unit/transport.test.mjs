@@ -14,7 +14,7 @@ import {
 	shouldRetry,
 	toListPage,
 } from '../../nodes/shared/transport.ts';
-import { createExecuteContext, httpError, networkError } from '../helpers/context.mjs';
+import { createExecuteContext, httpError, networkError, scriptedHttp } from '../helpers/context.mjs';
 
 const saved = { ...retrySettings };
 before(() => Object.assign(retrySettings, { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5 }));
@@ -22,18 +22,13 @@ after(() => Object.assign(retrySettings, saved));
 
 /** A context whose authenticated requests are answered by `respond(options, callNumber)`, wrapped as n8n does. */
 function scripted(respond) {
-	const calls = [];
-	const http = async (type, options) => {
-		calls.push(options);
-		try {
-			return await respond(options, calls.length);
-		} catch (error) {
-			throw new NodeApiError(
-				{ name: 'Test', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} },
-				error,
-			);
-		}
-	};
+	const { http, calls } = scriptedHttp(respond, {
+		name: 'Test',
+		type: 'test',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	});
 	const context = createExecuteContext({
 		params: {},
 		http,

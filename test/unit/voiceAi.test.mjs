@@ -3,22 +3,14 @@ import { describe, it } from 'node:test';
 
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
 import { searchAgents, searchCampaigns } from '../../nodes/VoiceAi/methods/listSearch.ts';
-import { createExecuteContext, createLoadOptionsContext, httpError } from '../helpers/context.mjs';
+import { createExecuteContext, createLoadOptionsContext, httpError, scriptedHttp } from '../helpers/context.mjs';
 import { NodeApiError, NodeOperationError } from '../helpers/n8n.mjs';
 
 const node = new VoiceAi();
 
 /** Runs the node with `params` (object or per-item function) against `respond(options)`. */
 async function run(params, respond, { items = [{ json: {} }], continueOnFail = false } = {}) {
-	const calls = [];
-	const http = async (type, options) => {
-		calls.push(options);
-		try {
-			return await respond(options, calls.length);
-		} catch (error) {
-			throw new NodeApiError({ name: 'Voice AI', type: 'voiceAi', typeVersion: 1, position: [0, 0], parameters: {} }, error);
-		}
-	};
+	const { http, calls } = scriptedHttp(respond, { name: 'Voice AI', type: 'voiceAi', typeVersion: 1, position: [0, 0], parameters: {} });
 	const context = createExecuteContext({ params, items, http, continueOnFail, credentials: { baseUrl: 'https://api.example.com' } });
 	const output = await node.execute.call(context);
 	return { output: output[0], calls };
@@ -198,11 +190,7 @@ describe('per-item behaviour', () => {
 
 describe('resource locator searches', () => {
 	function listContext(pages) {
-		const calls = [];
-		const http = async (type, options) => {
-			calls.push(options);
-			return pages[options.qs.page - 1];
-		};
+		const { http, calls } = scriptedHttp((options) => pages[options.qs.page - 1]);
 		return { context: createLoadOptionsContext({ credentials: { baseUrl: 'https://api.example.com' }, http }), calls };
 	}
 
