@@ -18,6 +18,7 @@ import {
 	packPackage,
 	parseRawOutput,
 	sandboxCredential,
+	manualTriggerNode,
 } from '../test/e2e/harness.mjs';
 import { startSandboxProcess } from './uploadMemory.mjs';
 
@@ -64,14 +65,7 @@ function workflow(id, variant, count, sandboxUrl) {
 			'Split Out': link(name),
 		},
 		nodes: [
-			{
-				id: `${id}-t`,
-				name: 'Manual Trigger',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			manualTriggerNode({ id: `${id}-t`, position: [0, 0] }),
 			{
 				id: `${id}-s`,
 				name: 'Edit Fields',

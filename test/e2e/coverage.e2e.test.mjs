@@ -45,6 +45,7 @@ import {
 	sleep,
 	startWithOwner,
 	waitFor,
+	manualTriggerNode,
 } from './harness.mjs';
 
 const VOICE_TYPE = `${PACKAGE_NAME}.voiceAi`;
@@ -95,17 +96,7 @@ const suffix = randomBytes(3).toString('hex');
  * order, which is the order n8n (execution order v1) runs them in.
  */
 function buildWorkflow(id, nodes, { manual = true } = {}) {
-	const all = manual
-		? [
-				{
-					name: 'Manual Trigger',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					parameters: {},
-				},
-				...nodes,
-			]
-		: nodes;
+	const all = manual ? [manualTriggerNode(), ...nodes] : nodes;
 	const hasParent = new Set(all.flatMap((node) => node.to ?? []));
 	if (manual) {
 		all[0].to = all.slice(1).flatMap((node) => (hasParent.has(node.name) ? [] : [node.name]));

@@ -324,6 +324,20 @@ export function assertExecutionSucceeded(result, log) {
 }
 
 /**
+ * A new Manual Trigger node (the start `n8n execute` needs), with `extra` (id, position) added.
+ * @param {Record<string, unknown>} [extra]
+ */
+export function manualTriggerNode(extra = {}) {
+	return {
+		name: 'Manual Trigger',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		parameters: {},
+		...extra,
+	};
+}
+
+/**
  * A workflow: Manual Trigger → one Voice AI node.
  * @param {{ id: string, name?: string, parameters: Record<string, unknown>, credential: { id: string, name: string }, nodeSettings?: Record<string, unknown> }} spec
  */
@@ -337,14 +351,7 @@ export function voiceAiWorkflow({ id, name, parameters, credential, nodeSettings
 			'Manual Trigger': { main: [[{ node: 'Voice AI', type: 'main', index: 0 }]] },
 		},
 		nodes: [
-			{
-				id: `${id}-trigger`,
-				name: 'Manual Trigger',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			manualTriggerNode({ id: `${id}-trigger`, position: [0, 0] }),
 			{
 				id: `${id}-voice`,
 				name: 'Voice AI',

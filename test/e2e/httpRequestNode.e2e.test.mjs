@@ -11,6 +11,7 @@ import {
 	nodeOutput,
 	packPackage,
 	sandboxCredential,
+	manualTriggerNode,
 } from './harness.mjs';
 
 const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
@@ -25,14 +26,7 @@ function httpRequestWorkflow(id, url) {
 			'Manual Trigger': { main: [[{ node: 'HTTP Request', type: 'main', index: 0 }]] },
 		},
 		nodes: [
-			{
-				id: `${id}-t`,
-				name: 'Manual Trigger',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			manualTriggerNode({ id: `${id}-t`, position: [0, 0] }),
 			{
 				id: `${id}-h`,
 				name: 'HTTP Request',

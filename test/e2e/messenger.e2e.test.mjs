@@ -25,6 +25,7 @@ import {
 	packPackage,
 	sandboxCredential,
 	suiteOptions,
+	manualTriggerNode,
 } from './harness.mjs';
 
 // The n8n version (and `it`): run directly, DEFAULT_N8N_VERSION and every test, as always;
@@ -41,15 +42,7 @@ const unique = () => randomBytes(4).toString('hex');
 
 /** A workflow: Manual Trigger → each node in turn. */
 function chainWorkflow(id, nodes) {
-	const all = [
-		{
-			name: 'Manual Trigger',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			parameters: {},
-		},
-		...nodes,
-	];
+	const all = [manualTriggerNode(), ...nodes];
 	const connections = {};
 	for (let i = 0; i < all.length - 1; i++) {
 		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
