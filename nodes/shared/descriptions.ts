@@ -50,16 +50,21 @@ export const additionalQueryParameters: INodeProperties = {
 	],
 };
 
-/** The Options collection of a list operation: `extra` options first, then Additional Query Parameters. */
-export function listOptions(...extra: INodeProperties[]): INodeProperties {
+/** An operation's "Options" collection (the `options` parameter) holding `options`. */
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	return {
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [...extra, additionalQueryParameters],
+		options,
 	};
+}
+
+/** The Options collection of a list operation: `extra` options first, then Additional Query Parameters. */
+export function listOptions(...extra: INodeProperties[]): INodeProperties {
+	return optionsCollection([...extra, additionalQueryParameters]);
 }
 
 /** The rows of an "Additional Query Parameters" option found inside a collection parameter. */

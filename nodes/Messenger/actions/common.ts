@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ID_VALIDATION } from '../../shared/descriptions';
+import { ID_VALIDATION, optionsCollection } from '../../shared/descriptions';
 import { parseJsonObject } from '../../shared/validation';
 
 /** Contact picker: searched by name, phone or email (the API needs a term), or by ID. */
@@ -77,14 +77,7 @@ export const additionalBodyFields: INodeProperties = {
  * then the operation's own options.
  */
 export function bodyOptions(...more: INodeProperties[]): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [additionalBodyFields, ...more],
-	};
+	return optionsCollection([additionalBodyFields, ...more]);
 }
 
 /** The "Additional Body Fields (JSON)" of an Options collection as an object. */

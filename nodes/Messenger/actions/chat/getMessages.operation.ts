@@ -5,6 +5,7 @@ import {
 	additionalQueryParameters,
 	extraQuery,
 	listLimits,
+	optionsCollection,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
 import { apiRequestAllItems, path } from '../../../shared/transport';
@@ -14,27 +15,20 @@ import { chatIdProperty } from '../common';
 const properties: INodeProperties[] = [
 	chatIdProperty,
 	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			additionalQueryParameters,
-			{
-				displayName: 'Sort Order',
-				name: 'sort',
-				type: 'options',
-				default: 'desc',
-				description: 'Order by the time the message was sent or received',
-				options: [
-					{ name: 'Newest First', value: 'desc' },
-					{ name: 'Oldest First', value: 'asc' },
-				],
-			},
-		],
-	},
+	optionsCollection([
+		additionalQueryParameters,
+		{
+			displayName: 'Sort Order',
+			name: 'sort',
+			type: 'options',
+			default: 'desc',
+			description: 'Order by the time the message was sent or received',
+			options: [
+				{ name: 'Newest First', value: 'desc' },
+				{ name: 'Oldest First', value: 'asc' },
+			],
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(

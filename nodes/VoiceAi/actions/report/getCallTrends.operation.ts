@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { additionalQueryParameters, extraQuery } from '../../../shared/descriptions';
+import { extraQuery, listOptions } from '../../../shared/descriptions';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireDate } from '../../../shared/validation';
 
@@ -34,24 +34,13 @@ const properties: INodeProperties[] = [
 		],
 		description: 'Length of each period in the answer',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Split Into Items',
-				name: 'splitIntoItems',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to output one item per period instead of one item with the whole answer',
-			},
-			additionalQueryParameters,
-		],
-	},
+	listOptions({
+		displayName: 'Split Into Items',
+		name: 'splitIntoItems',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to output one item per period instead of one item with the whole answer',
+	}),
 ];
 
 export const description = updateDisplayOptions(
