@@ -32,6 +32,19 @@ export const contactLocator: INodeProperties = {
 	],
 };
 
+/** The required Phone parameter (E.164; normalised by normalizePhone), with its description. */
+export function phoneProperty(description: string): INodeProperties {
+	return {
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. +34600123456',
+		description,
+	};
+}
+
 export const chatIdProperty: INodeProperties = {
 	displayName: 'Chat ID',
 	name: 'chatId',

@@ -4,17 +4,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { listOptions, extraQuery } from '../../../shared/descriptions';
 import { apiRequest, path } from '../../../shared/transport';
 import { normalizePhone } from '../../../shared/validation';
+import { phoneProperty } from '../common';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Phone',
-		name: 'phone',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. +34600123456',
-		description: 'Phone number of the contact, in international format',
-	},
+	phoneProperty('Phone number of the contact, in international format'),
 	listOptions(),
 ];
 

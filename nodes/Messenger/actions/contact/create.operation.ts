@@ -8,7 +8,7 @@ import {
 	requireEmail,
 	requireText,
 } from '../../../shared/validation';
-import { bodyOptions, extraBody } from '../common';
+import { bodyOptions, extraBody, phoneProperty } from '../common';
 
 const properties: INodeProperties[] = [
 	{
@@ -19,15 +19,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. Lucia Garcia',
 	},
-	{
-		displayName: 'Phone',
-		name: 'phone',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. +34600123456',
-		description: 'In international format; the API allows one contact per phone number',
-	},
+	phoneProperty('In international format; the API allows one contact per phone number'),
 	bodyOptions(
 		{
 			displayName: 'Attributes (JSON)',

@@ -3,20 +3,19 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { normalizePhone, requireId } from '../../../shared/validation';
-import { bodyOptions, captionOption, extraBody, whatsappNumberOption } from '../common';
+import {
+	bodyOptions,
+	captionOption,
+	extraBody,
+	phoneProperty,
+	whatsappNumberOption,
+} from '../common';
 import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from '../media';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Phone',
-		name: 'phone',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. +34600123456',
-		description:
-			'Recipient in international format. Their open chat is used, or a new chat is opened.',
-	},
+	phoneProperty(
+		'Recipient in international format. Their open chat is used, or a new chat is opened.',
+	),
 	...mediaUrlProperties,
 	bodyOptions(captionOption, mediaFileNameOption, whatsappNumberOption),
 ];
