@@ -1,4 +1,4 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 /**
@@ -199,6 +199,21 @@ export function requireText(
 		);
 	}
 	return text;
+}
+
+/** The ID picked in a resource locator parameter (any mode), checked as requireId does. */
+export function locatorId(
+	this: IExecuteFunctions,
+	parameter: string,
+	field: string,
+	itemIndex: number,
+): string {
+	return requireId(
+		this.getNode(),
+		this.getNodeParameter(parameter, itemIndex, '', { extractValue: true }),
+		field,
+		itemIndex,
+	);
 }
 
 /** An http(s) URL, or an error naming the field. */

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { requireId } from '../../../shared/validation';
+import { locatorId } from '../../../shared/validation';
 import { contactLocator } from '../common';
 
 const properties: INodeProperties[] = [contactLocator];
@@ -13,12 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requireId(
-		this.getNode(),
-		this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }),
-		'Contact',
-		itemIndex,
-	);
+	const id = locatorId.call(this, 'contactId', 'Contact', itemIndex);
 	return (await apiRequest.call(this, 'GET', path`/messenger/contacts/${id}`, {
 		errorContext: { resource: 'Contact', id, itemIndex },
 	})) as IDataObject;

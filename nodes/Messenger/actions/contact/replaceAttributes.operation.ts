@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { parseJsonObject, requireId } from '../../../shared/validation';
+import { locatorId, parseJsonObject } from '../../../shared/validation';
 import { bodyOptions, contactLocator, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
@@ -26,12 +26,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const id = requireId(
-		node,
-		this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }),
-		'Contact',
-		itemIndex,
-	);
+	const id = locatorId.call(this, 'contactId', 'Contact', itemIndex);
 	const attributes = parseJsonObject(
 		node,
 		this.getNodeParameter('attributes', itemIndex, '{}'),

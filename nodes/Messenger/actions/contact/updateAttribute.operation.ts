@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { requireId, requireKey } from '../../../shared/validation';
+import { locatorId, requireKey } from '../../../shared/validation';
 import { bodyOptions, contactLocator, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
@@ -63,12 +63,7 @@ function jsonValue(this: IExecuteFunctions, raw: unknown, itemIndex: number): un
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const id = requireId(
-		node,
-		this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }),
-		'Contact',
-		itemIndex,
-	);
+	const id = locatorId.call(this, 'contactId', 'Contact', itemIndex);
 	const key = requireKey(node, this.getNodeParameter('key', itemIndex), 'Attribute Key', itemIndex);
 	const valueType = this.getNodeParameter('valueType', itemIndex, 'text') as string;
 	const raw = this.getNodeParameter('value', itemIndex, '');

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { requireId } from '../../../shared/validation';
+import { locatorId } from '../../../shared/validation';
 import { agentLocator } from '../common';
 
 const properties: INodeProperties[] = [agentLocator];
@@ -13,12 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requireId(
-		this.getNode(),
-		this.getNodeParameter('agentId', itemIndex, '', { extractValue: true }),
-		'Agent',
-		itemIndex,
-	);
+	const id = locatorId.call(this, 'agentId', 'Agent', itemIndex);
 	return (await apiRequest.call(this, 'GET', path`/voice/agents/${id}`, {
 		errorContext: { resource: 'Agent', id, itemIndex },
 	})) as IDataObject;

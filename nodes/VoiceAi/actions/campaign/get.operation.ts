@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { requireId } from '../../../shared/validation';
+import { locatorId } from '../../../shared/validation';
 import { campaignLocator } from '../common';
 
 const properties: INodeProperties[] = [campaignLocator];
@@ -13,12 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requireId(
-		this.getNode(),
-		this.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
-		'Campaign',
-		itemIndex,
-	);
+	const id = locatorId.call(this, 'campaignId', 'Campaign', itemIndex);
 	return (await apiRequest.call(this, 'GET', path`/voice/campaigns/${id}`, {
 		errorContext: { resource: 'Campaign', id, itemIndex },
 	})) as IDataObject;

@@ -8,7 +8,7 @@ import {
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
 import { apiRequestAllItems, path } from '../../../shared/transport';
-import { requireId } from '../../../shared/validation';
+import { locatorId } from '../../../shared/validation';
 import { campaignLocator } from '../common';
 
 const properties: INodeProperties[] = [campaignLocator, ...returnAllOrLimit(), listOptions()];
@@ -20,12 +20,7 @@ export const description = updateDisplayOptions(
 
 /** One output item per number called by the campaign, with its result. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const id = requireId(
-		this.getNode(),
-		this.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
-		'Campaign',
-		itemIndex,
-	);
+	const id = locatorId.call(this, 'campaignId', 'Campaign', itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return await apiRequestAllItems.call(this, path`/voice/campaigns/${id}/data`, {
 		...listLimits.call(this, itemIndex),
