@@ -12,14 +12,13 @@ const missing = needed.filter(
 	(name) => !existsSync(new URL(`../node_modules/${name}/package.json`, import.meta.url)),
 );
 if (missing.length > 0) {
-	console.log(`installing dev dependencies (missing: ${missing.join(', ')})…`);
-	const result = spawnSync(
-		'npm',
-		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save'],
-		{
-			cwd: root,
-			stdio: 'inherit',
-		},
-	);
+	// A fresh clone installs exactly the lock file; a partial node_modules is completed in place.
+	const fresh = !existsSync(new URL('../node_modules', import.meta.url));
+	const args = fresh ? ['ci'] : ['install', '--no-save'];
+	console.log(`installing dev dependencies with npm ${args[0]} (missing: ${missing.join(', ')})…`);
+	const result = spawnSync('npm', [...args, '--ignore-scripts', '--no-audit', '--no-fund'], {
+		cwd: root,
+		stdio: 'inherit',
+	});
 	process.exit(result.status ?? 1);
 }
