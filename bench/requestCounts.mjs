@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { VoiceMessagingApi } from '../credentials/VoiceMessagingApi.credentials.ts';
-import { exchangeClientCredentials } from '../nodes/shared/token.ts';
+import { exchangeClientCredentials } from '../nodes/shared/auth/token.ts';
 import { VoiceAi } from '../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';

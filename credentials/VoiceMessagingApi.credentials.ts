@@ -9,7 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { sharedAccessToken } from '../nodes/shared/tokenShare';
+import { sharedAccessToken } from '../nodes/shared/auth/tokenShare';
 
 export class VoiceMessagingApi implements ICredentialType {
 	name = 'voiceMessagingApi';

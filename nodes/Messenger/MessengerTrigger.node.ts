@@ -6,18 +6,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { runPoll } from '../shared/poll';
-import { idList, requireId } from '../shared/validation';
-import type { BroadcastWatchState } from './trigger/broadcastStatus';
+import { valueOptions } from '../shared/descriptions';
 import {
-	broadcastBaseline,
-	broadcastSample,
 	BROADCAST_STATUSES,
-	pollBroadcastStatuses,
+	MAX_WATCHED_MESSAGES,
+	pollBroadcastStatusEvent,
 } from './trigger/broadcastStatus';
-
-/** One GET per watched message and poll: keep a poll well under the API's 100 requests a minute. */
-export const MAX_WATCHED_MESSAGES = 50;
 
 export class MessengerTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -70,10 +64,7 @@ export class MessengerTrigger implements INodeType {
 				name: 'statuses',
 				type: 'multiOptions',
 				default: [],
-				options: BROADCAST_STATUSES.map((status) => ({
-					name: status.charAt(0).toUpperCase() + status.slice(1),
-					value: status,
-				})),
+				options: valueOptions(BROADCAST_STATUSES),
 				description:
 					'Fire only when a message reaches one of these statuses; none chosen means any status',
 			},
@@ -81,38 +72,8 @@ export class MessengerTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const node = this.getNode();
-		const raw = idList(this.getNodeParameter('messageIds', ''));
-		if (raw.length === 0) {
-			throw new NodeOperationError(node, 'Broadcast Message IDs is empty', {
-				description: 'Enter the IDs that Messenger → Broadcast → Send returned.',
-			});
-		}
-		if (raw.length > MAX_WATCHED_MESSAGES) {
-			throw new NodeOperationError(
-				node,
-				`Broadcast Message IDs has ${raw.length} IDs; this trigger watches at most ${MAX_WATCHED_MESSAGES}`,
-				{ description: 'Use Broadcast → Get Status on a schedule to follow more messages.' },
-			);
-		}
-		const ids = [
-			...new Set(
-				raw.map((id, index) => requireId(node, id, `Broadcast Message ID ${index + 1}`, 0)),
-			),
-		];
-		const statuses = (this.getNodeParameter('statuses', []) as string[]).map(String);
-		return await runPoll<BroadcastWatchState>(this, 'broadcastStatusChanged', {
-			baseline: async () => await broadcastBaseline(this, ids),
-			poll: async (state) => {
-				const { changes, state: next } = await pollBroadcastStatuses(this, ids, state);
-				return {
-					items: changes.filter(
-						(change) => statuses.length === 0 || statuses.includes(change.status),
-					),
-					state: next,
-				};
-			},
-			sample: async (state) => await broadcastSample(this, ids, state),
-		});
+		const event = this.getNodeParameter('event') as string;
+		if (event === 'broadcastStatusChanged') return await pollBroadcastStatusEvent(this);
+		throw new NodeOperationError(this.getNode(), `Unknown event "${event}"`);
 	}
 }

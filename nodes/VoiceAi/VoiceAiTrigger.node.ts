@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	ILoadOptionsFunctions,
 	INodeExecutionData,
 	INodePropertyOptions,
@@ -9,18 +8,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { runPoll } from '../shared/poll';
-import { apiRequest, MAX_PAGE_SIZE, path, toListPage } from '../shared/transport';
 import { campaignStatusOptions } from './actions/common';
-import type { BalanceMetric, BalanceWatchState } from './trigger/balance';
-import { balanceEvent, balanceTransition, fetchBalance, metricValue } from './trigger/balance';
-import type { CampaignWatchState, NewestMarker } from './trigger/campaigns';
-import {
-	campaignBaseline,
-	campaignsCreatedSince,
-	pollCampaignStatuses,
-	pollNewCampaigns,
-} from './trigger/campaigns';
+import { searchCampaigns } from './methods/listSearch';
+import { pollBalance } from './trigger/balance';
+import { pollCreated, pollStatusChanges } from './trigger/campaignEvents';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -126,14 +117,10 @@ export class VoiceAiTrigger implements INodeType {
 
 	methods = {
 		loadOptions: {
+			// The newest campaigns, found and labelled as the Voice AI node's campaign picker does.
 			async getCampaigns(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-				const response = await apiRequest.call(this, 'GET', path`/voice/campaigns`, {
-					qs: { page: 1, limit: MAX_PAGE_SIZE, sort: 'desc' },
-				});
-				return toListPage(response).items.map((campaign) => ({
-					name: `${String(campaign.name ?? campaign.id)} (${String(campaign.status ?? '')})`,
-					value: String(campaign.id),
-				}));
+				const { results } = await searchCampaigns.call(this);
+				return results.map(({ name, value }) => ({ name, value }));
 			},
 		},
 	};
@@ -145,73 +132,4 @@ export class VoiceAiTrigger implements INodeType {
 		if (event === 'balanceLow') return await pollBalance(this);
 		throw new NodeOperationError(this.getNode(), `Unknown event "${event}"`);
 	}
-}
-
-async function pollStatusChanges(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const chosen =
-		context.getNodeParameter('campaignScope', 'all') === 'chosen'
-			? (context.getNodeParameter('campaignIds', []) as string[]).map(String)
-			: undefined;
-	const statuses = (context.getNodeParameter('statuses', []) as string[]).map(String);
-	const wanted = (change: IDataObject) =>
-		(!chosen || chosen.includes(String(change.campaignId))) &&
-		(statuses.length === 0 || statuses.includes(String(change.status)));
-	return await runPoll<CampaignWatchState>(context, 'campaignStatusChanged', {
-		baseline: async () => await campaignBaseline(context),
-		poll: async (state) => {
-			const { changes, state: next } = await pollCampaignStatuses(context, state);
-			return { items: changes.filter(wanted), state: next };
-		},
-		sample: async (state) => {
-			// The newest campaign matching the filters, shaped like a real event.
-			const { newestOnFirstPage } = await campaignsCreatedSince(context, null, {
-				firstPageOnly: true,
-			});
-			const sample = newestOnFirstPage
-				.map((campaign) => ({
-					campaignId: campaign.id,
-					campaignName: typeof campaign.name === 'string' ? campaign.name : null,
-					previousStatus: state?.active[campaign.id] ?? null,
-					status: campaign.status,
-					campaign,
-				}))
-				.find(wanted);
-			return sample ? [sample] : [];
-		},
-	});
-}
-
-async function pollCreated(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	return await runPoll<{ newest: NewestMarker | null }>(context, 'newCampaign', {
-		baseline: async () => ({ newest: (await pollNewCampaigns(context, null)).newest }),
-		poll: async (state) => {
-			const { created, newest } = await pollNewCampaigns(context, state.newest);
-			return { items: created, state: { newest } };
-		},
-		sample: async () =>
-			(await campaignsCreatedSince(context, null, { firstPageOnly: true })).newestOnFirstPage.slice(
-				0,
-				1,
-			),
-	});
-}
-
-async function pollBalance(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const metric = context.getNodeParameter('metric', 'credit') as BalanceMetric;
-	const threshold = Number(context.getNodeParameter('threshold', 10));
-	return await runPoll<BalanceWatchState>(context, `balanceLow:${metric}:${threshold}`, {
-		baseline: async () => ({
-			armed: metricValue(await fetchBalance(context), metric) >= threshold,
-		}),
-		poll: async (state) => {
-			const balance = await fetchBalance(context);
-			const { fire, state: next } = balanceTransition(
-				state,
-				metricValue(balance, metric),
-				threshold,
-			);
-			return { items: fire ? [balanceEvent(balance, metric, threshold)] : [], state: next };
-		},
-		sample: async () => [balanceEvent(await fetchBalance(context), metric, threshold)],
-	});
 }

@@ -2,6 +2,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeProperties,
+	INodePropertyOptions,
 	INodePropertyRegexValidation,
 } from 'n8n-workflow';
 
@@ -68,15 +69,11 @@ export function listOptions(...extra: INodeProperties[]): INodeProperties {
 }
 
 /** The rows of an "Additional Query Parameters" option found inside a collection parameter. */
-export function extraQuery(
-	this: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-): IDataObject {
+export function extraQuery(options: IDataObject): IDataObject {
 	const rows = (
 		options.queryParameters as { parameter?: Array<{ name?: string; value?: unknown }> } | undefined
 	)?.parameter;
-	return queryFromParameters(this.getNode(), rows, itemIndex);
+	return queryFromParameters(rows);
 }
 
 /** Return All / Limit as the transport wants them. */
@@ -97,3 +94,26 @@ export const ID_VALIDATION: INodePropertyRegexValidation[] = [
 		properties: { regex: '^[^/?#\\\\]+$', errorMessage: 'An ID cannot contain /, \\, ? or #' },
 	},
 ];
+
+/**
+ * The choices of an options parameter, built from the constant that lists its allowed values:
+ * `in_progress` becomes "In Progress" unless `labels` names it; `sortByName` orders them by name.
+ */
+export function valueOptions(
+	values: readonly string[],
+	{
+		labels = {},
+		sortByName = false,
+	}: { labels?: Record<string, string>; sortByName?: boolean } = {},
+): INodePropertyOptions[] {
+	const options = values.map((value) => ({
+		name:
+			labels[value] ??
+			value
+				.split('_')
+				.map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+				.join(' '),
+		value,
+	}));
+	return sortByName ? options.sort((a, b) => a.name.localeCompare(b.name)) : options;
+}

@@ -1,7 +1,36 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { serverMessage } from './token';
+/**
+ * Bad input found before any request is sent. Validators throw it with the field named in the
+ * message; the router (or the poll runner) turns it into a NodeOperationError with the node and
+ * the item index.
+ */
+export class InputError extends Error {
+	constructor(
+		message: string,
+		readonly description?: string,
+	) {
+		super(message);
+		this.name = 'InputError';
+	}
+}
+
+/**
+ * Raised when the client id and secret cannot be exchanged; the message holds no secret.
+ * n8n wraps it in a NodeApiError, which swaps the message for a stock text when it finds a
+ * `statusCode`/`status`/`code` property or a network code in the text: so the status lives in
+ * `httpStatus` and network failures are described in words.
+ */
+export class TokenExchangeError extends Error {
+	constructor(
+		message: string,
+		readonly httpStatus?: number,
+	) {
+		super(message);
+		this.name = 'TokenExchangeError';
+	}
+}
 
 /** What the transport knows about a failed request, taken from whatever n8n threw. */
 export interface RequestFailure {
@@ -23,7 +52,94 @@ export interface ErrorContext {
 	id?: string;
 	/** Replaces the generic 409 wording, e.g. "The campaign is already finished". */
 	conflictMessage?: string;
-	itemIndex?: number;
+}
+
+/** The server's own words from an error body of any shape, or '' when it said nothing usable. */
+export function serverMessage(body: unknown): string {
+	if (body === undefined || body === null) return '';
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (!text) return '';
+		try {
+			return serverMessage(JSON.parse(text));
+		} catch {
+			return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+		}
+	}
+	if (Buffer.isBuffer(body)) return serverMessage(body.toString('utf8'));
+	if (Array.isArray(body))
+		return body
+			.map((part) => serverMessage(part))
+			.filter(Boolean)
+			.join('; ');
+	if (typeof body === 'object') {
+		const record = body as Record<string, unknown>;
+		for (const key of ['message', 'error_description', 'detail', 'error']) {
+			const found = serverMessage(record[key]);
+			if (found) return found;
+		}
+		return '';
+	}
+	return String(body);
+}
+
+/** A header of an answer, whatever shape n8n handed the headers in (plain object or Headers). */
+export function headerValue(headers: unknown, name: string): unknown {
+	if (!headers || typeof headers !== 'object') return undefined;
+	const record = headers as Record<string, unknown> & { get?: (key: string) => unknown };
+	if (typeof record.get === 'function') {
+		const viaGet = record.get(name);
+		if (viaGet !== undefined && viaGet !== null) return viaGet;
+	}
+	const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+	return key ? record[key] : undefined;
+}
+
+interface ResponseLike {
+	status?: unknown;
+	statusCode?: unknown;
+	data?: unknown;
+	body?: unknown;
+	headers?: unknown;
+}
+
+/** The HTTP answer found in one link of an error chain, if that link carries one. */
+function httpAnswer(link: Record<string, unknown>): RequestFailure | undefined {
+	const response = link.response as ResponseLike | undefined;
+	const status = Number(response?.status ?? response?.statusCode);
+	if (!response || !Number.isInteger(status) || status <= 0) return undefined;
+	return {
+		status,
+		body: response.data ?? response.body,
+		headers: (response.headers ?? {}) as Record<string, unknown>,
+	};
+}
+
+/** Reads status, body, headers or network code out of what n8n threw, at any nesting depth. */
+export function describeFailure(error: unknown): RequestFailure {
+	const chain: Array<Record<string, unknown>> = [];
+	let current: unknown = error;
+	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+		chain.push(current as Record<string, unknown>);
+		current = (current as { cause?: unknown }).cause;
+	}
+	for (const link of chain) {
+		const answer = httpAnswer(link);
+		if (answer) return answer;
+	}
+	const tokenError = chain.find((link) => link instanceof TokenExchangeError);
+	if (tokenError) return { otherMessage: String(tokenError.message) };
+	for (const link of chain) {
+		if (typeof link.code === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(link.code)) {
+			return { code: link.code };
+		}
+	}
+	const first = chain[0];
+	const httpCode = Number(first?.httpCode);
+	if (Number.isInteger(httpCode) && httpCode >= 400) {
+		return { status: httpCode, body: first?.description ?? first?.message };
+	}
+	return { otherMessage: first ? String(first.message ?? 'Unknown error') : String(error) };
 }
 
 const ROLE_BY_PRODUCT: Record<string, string> = { voice: 'voicebot', messenger: 'messenger' };
@@ -106,10 +222,35 @@ export function requestFailedError(
 		message,
 		description,
 		httpCode: failure.status !== undefined ? String(failure.status) : undefined,
-		itemIndex: context.itemIndex,
 	});
 	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
 	// one; ours already says what happened and where, so it is kept.
 	error.message = message;
 	return error;
+}
+
+/**
+ * An error as n8n shows it: what the API said stays a NodeApiError (with its HTTP status), bad
+ * input names the field in a NodeOperationError, anything else becomes one. An error that already
+ * is one of n8n's keeps its type and gains the item index it lacks; n8n-workflow would hand it
+ * back unchanged if it were wrapped again.
+ */
+export function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (itemIndex !== undefined && error.context.itemIndex === undefined) {
+			error.context.itemIndex = itemIndex;
+		}
+		return error;
+	}
+	if (error instanceof InputError) {
+		return new NodeOperationError(node, error.message, {
+			itemIndex,
+			description: error.description,
+		});
+	}
+	return new NodeOperationError(node, error as Error, { itemIndex });
 }

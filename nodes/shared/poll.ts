@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+
+import { asNodeError } from './errors';
 
 /** What one poll found: items to emit and the state to keep when it succeeded. */
 export interface PollResult<S> {
@@ -52,12 +53,23 @@ export async function runPoll<S>(
 		staticData.poll = { key, state } as unknown as IDataObject;
 		return items.length ? [context.helpers.returnJsonArray(items)] : null;
 	} catch (error) {
-		if (manual || current === undefined) {
-			throw new NodeOperationError(context.getNode(), error as Error);
-		}
+		// A trigger has no items, so no item index.
+		if (manual || current === undefined) throw asNodeError(context.getNode(), error);
 		context.logger.warn(
 			`${context.getNode().name}: poll failed, state kept for the next poll: ${(error as Error).message}`,
 		);
 		return null;
+	}
+}
+
+/**
+ * A trigger setting read and checked before the poll: bad input fails every poll (not only the
+ * first), with an error that names the field.
+ */
+export function triggerSetting<T>(context: IPollFunctions, read: () => T): T {
+	try {
+		return read();
+	} catch (error) {
+		throw asNodeError(context.getNode(), error);
 	}
 }

@@ -3,9 +3,11 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
-	JsonObject,
+	NodeApiError,
+	NodeOperationError,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { asNodeError, InputError } from './errors';
 
 export interface Operation {
 	description: INodeProperties[];
@@ -36,10 +38,8 @@ export async function runOperation<M extends Record<string, string>>(
 				operationName
 			];
 			if (!operation) {
-				throw new NodeOperationError(
-					this.getNode(),
+				throw new InputError(
 					`The operation "${operationName}" of "${String(resource)}" is not known`,
-					{ itemIndex },
 				);
 			}
 			const responseData = await operation.execute.call(this, itemIndex);
@@ -49,25 +49,19 @@ export async function runOperation<M extends Record<string, string>>(
 				}),
 			);
 		} catch (error) {
-			if (this.continueOnFail()) {
-				const failure: IDataObject = { error: (error as Error).message };
-				const description = (error as NodeApiError).description;
-				if (description) failure.description = description;
-				const httpCode = (error as NodeApiError).httpCode;
-				if (httpCode) failure.httpCode = httpCode;
-				returnData.push({ json: failure, pairedItem: { item: itemIndex } });
-				continue;
-			}
-			if (error instanceof NodeApiError) {
-				if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-				// The constructor hands back the same error when given a NodeApiError.
-				throw new NodeApiError(this.getNode(), error as unknown as JsonObject, { itemIndex });
-			}
-			if (error instanceof NodeOperationError && error.context.itemIndex === undefined) {
-				error.context.itemIndex = itemIndex;
-			}
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+			const failure = asNodeError(this.getNode(), error, itemIndex);
+			if (!this.continueOnFail()) throw failure;
+			returnData.push({ json: failureItem(failure), pairedItem: { item: itemIndex } });
 		}
 	}
 	return [returnData];
+}
+
+/** The output item of a failed item under "Continue On Fail": message, description, HTTP code. */
+function failureItem(error: NodeApiError | NodeOperationError): IDataObject {
+	const failure: IDataObject = { error: error.message };
+	if (error.description) failure.description = error.description;
+	const httpCode = (error as NodeApiError).httpCode;
+	if (httpCode) failure.httpCode = httpCode;
+	return failure;
 }

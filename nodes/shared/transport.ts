@@ -9,15 +9,13 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { normalizeBaseUrl } from './baseUrl';
+import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
-import { requestFailedError } from './errors';
+import { describeFailure, headerValue, requestFailedError } from './errors';
 import { waitForRequestSlot } from './pacing';
+import { isPathSegment } from './validation';
 
 export const CREDENTIAL_TYPE = 'voiceMessagingApi';
-
-/** The largest page the list endpoints serve. */
-export const MAX_PAGE_SIZE = 100;
 
 export type RequestContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
@@ -54,62 +52,10 @@ export interface ApiRequestOptions {
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[] | Buffer;
 	headers?: IDataObject;
-	/** Wording for 404/409 and the item the error belongs to. */
+	/** Wording for 404 and 409 answers. */
 	errorContext?: ErrorContext;
-}
-
-interface ResponseLike {
-	status?: unknown;
-	statusCode?: unknown;
-	data?: unknown;
-	body?: unknown;
-	headers?: unknown;
-}
-
-function headerValue(headers: unknown, name: string): unknown {
-	if (!headers || typeof headers !== 'object') return undefined;
-	const record = headers as Record<string, unknown> & { get?: (key: string) => unknown };
-	if (typeof record.get === 'function') {
-		const viaGet = record.get(name);
-		if (viaGet !== undefined && viaGet !== null) return viaGet;
-	}
-	const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
-	return key ? record[key] : undefined;
-}
-
-/** Reads status, body, headers or network code out of what n8n threw, at any nesting depth. */
-export function describeFailure(error: unknown): RequestFailure {
-	const chain: Array<Record<string, unknown>> = [];
-	let current: unknown = error;
-	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-		chain.push(current as Record<string, unknown>);
-		current = (current as { cause?: unknown }).cause;
-	}
-	for (const link of chain) {
-		const response = link.response as ResponseLike | undefined;
-		const status = Number(response?.status ?? response?.statusCode);
-		if (response && Number.isInteger(status) && status > 0) {
-			return {
-				status,
-				body: response.data ?? response.body,
-				headers: (response.headers ?? {}) as Record<string, unknown>,
-			};
-		}
-	}
-	for (const link of chain) {
-		if (link.name === 'TokenExchangeError') return { otherMessage: String(link.message) };
-	}
-	for (const link of chain) {
-		if (typeof link.code === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(link.code)) {
-			return { code: link.code };
-		}
-	}
-	const first = chain[0];
-	const httpCode = Number(first?.httpCode);
-	if (Number.isInteger(httpCode) && httpCode >= 400) {
-		return { status: httpCode, body: first?.description ?? first?.message };
-	}
-	return { otherMessage: first ? String(first.message ?? 'Unknown error') : String(error) };
+	/** A 404 answers undefined instead of failing: the caller treats the resource as gone. */
+	missingAsUndefined?: boolean;
 }
 
 /** Milliseconds to wait before the next attempt: Retry-After when given, else backoff with jitter. */
@@ -155,7 +101,7 @@ export function shouldRetry(method: string, failure: RequestFailure, attempt: nu
 /**
  * Builds an API path; every interpolated id is percent-encoded, so `a/b`, `?x` or `../auth/token`
  * stays one path segment and can never reach another endpoint: path`/voice/agents/${id}`.
- * A bare `.` or `..` would still be resolved by URL parsing, so it is refused here as a last line;
+ * What isPathSegment refuses (`.`, `..`, control characters) is refused here as a last line;
  * operations refuse it earlier with an error that names the field.
  */
 export function path(strings: TemplateStringsArray, ...ids: string[]): string {
@@ -164,7 +110,7 @@ export function path(strings: TemplateStringsArray, ...ids: string[]): string {
 		built += part;
 		if (index < ids.length) {
 			const id = String(ids[index]);
-			if (id === '' || id === '.' || id === '..') {
+			if (!isPathSegment(id)) {
 				throw new RangeError(`"${id}" cannot be used as an ID in an API path`);
 			}
 			built += encodeURIComponent(id);
@@ -235,6 +181,7 @@ export async function apiRequest(
 		} catch (error) {
 			failure = describeFailure(error);
 		}
+		if (options.missingAsUndefined && failure.status === 404) return undefined;
 		if (!shouldRetry(method, failure, attempt)) {
 			throw requestFailedError(
 				this.getNode(),
@@ -264,69 +211,4 @@ export function checkedAnswer(response: unknown): { answer?: unknown; malformed?
 		}
 	}
 	return { answer: { data: response } };
-}
-
-export interface ListPage {
-	items: IDataObject[];
-	totalPages?: number;
-}
-
-/** A list answer in either shape the API uses: a bare array or `{ items, total, page, totalPages }`. */
-export function toListPage(response: unknown): ListPage {
-	if (Array.isArray(response)) return { items: response as IDataObject[] };
-	if (response && typeof response === 'object') {
-		const envelope = response as { items?: unknown; data?: unknown; totalPages?: unknown };
-		const items = Array.isArray(envelope.items)
-			? envelope.items
-			: Array.isArray(envelope.data)
-				? envelope.data
-				: undefined;
-		if (items) {
-			const totalPages = Number(envelope.totalPages);
-			return {
-				items: items as IDataObject[],
-				totalPages: Number.isFinite(totalPages) ? totalPages : undefined,
-			};
-		}
-	}
-	const empty =
-		response === undefined ||
-		response === null ||
-		response === '' ||
-		(typeof response === 'object' && Object.keys(response as object).length === 0);
-	return { items: empty ? [] : [response as IDataObject] };
-}
-
-/**
- * The page size that fetches `limit` records in the fewest requests without fetching more than
- * needed: 150 records come as two pages of 75, not as 100 + 100.
- */
-export function pagePlan(limit: number): { pageSize: number; pages: number } {
-	const pages = Math.max(1, Math.ceil(limit / MAX_PAGE_SIZE));
-	return { pageSize: Math.max(1, Math.ceil(limit / pages)), pages };
-}
-
-/**
- * Every record of a paginated list (Return All follows totalPages to the end with pages of 100),
- * or at most `limit` records in the fewest requests.
- */
-export async function apiRequestAllItems(
-	this: RequestContext,
-	path: string,
-	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
-): Promise<IDataObject[]> {
-	const limit = options.returnAll ? Infinity : Math.max(1, Math.floor(options.limit ?? 50));
-	const pageSize = options.returnAll ? MAX_PAGE_SIZE : pagePlan(limit).pageSize;
-	const collected: IDataObject[] = [];
-	for (let page = 1; ; page++) {
-		const response = await apiRequest.call(this, 'GET', path, {
-			...options,
-			qs: { ...(options.qs ?? {}), page, limit: pageSize },
-		});
-		const { items, totalPages } = toListPage(response);
-		collected.push(...items);
-		if (collected.length >= limit) return collected.slice(0, limit);
-		// A bare array is the whole list; an envelope says how many pages there are.
-		if (totalPages === undefined || page >= totalPages || items.length === 0) return collected;
-	}
 }

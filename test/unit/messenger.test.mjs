@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { ALLOWED_UPLOAD_DOCUMENT_TYPES, isAllowedUploadType } from '../../nodes/Messenger/actions/media.ts';
+import { ALLOWED_UPLOAD_DOCUMENT_TYPES, isAllowedUploadType } from '../../nodes/Messenger/actions/message/media.ts';
 import { searchContacts } from '../../nodes/Messenger/methods/listSearch.ts';
 import { getWhatsappNumbers } from '../../nodes/Messenger/methods/loadOptions.ts';
 import { binaryItem, parseMultipart } from '../helpers/binary.mjs';

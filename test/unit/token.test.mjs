@@ -2,12 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { VoiceMessagingApi } from '../../credentials/VoiceMessagingApi.credentials.ts';
-import { normalizeBaseUrl } from '../../nodes/shared/baseUrl.ts';
-import {
-	exchangeClientCredentials,
-	serverMessage,
-	tokenLifetimeSeconds,
-} from '../../nodes/shared/token.ts';
+import { normalizeBaseUrl } from '../../nodes/shared/auth/baseUrl.ts';
+import { serverMessage } from '../../nodes/shared/errors.ts';
+import { exchangeClientCredentials, tokenLifetimeSeconds } from '../../nodes/shared/auth/token.ts';
 
 const SECRET = 'super-secret-value-123';
 

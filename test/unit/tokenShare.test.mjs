@@ -6,7 +6,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { resetSharedTokens } from '../helpers/n8n.mjs';
 
 const require = (await import('node:module')).createRequire(import.meta.url);
-const { sharedAccessToken, EXPIRY_MARGIN_MS } = require('../../nodes/shared/tokenShare.ts');
+const { sharedAccessToken, EXPIRY_MARGIN_MS } = require('../../nodes/shared/auth/tokenShare.ts');
 const { VoiceMessagingApi } = require('../../credentials/VoiceMessagingApi.credentials.ts');
 
 const CREDENTIALS = Object.freeze({

@@ -3,16 +3,14 @@ import { after, before, describe, it } from 'node:test';
 
 import { NodeApiError } from '../helpers/n8n.mjs';
 
+import { describeFailure } from '../../nodes/shared/errors.ts';
+import { apiRequestAllItems, pagePlan, toListPage } from '../../nodes/shared/pagination.ts';
 import {
 	apiRequest,
-	apiRequestAllItems,
-	describeFailure,
-	pagePlan,
 	path,
 	retryDelayMs,
 	retrySettings,
 	shouldRetry,
-	toListPage,
 } from '../../nodes/shared/transport.ts';
 import { createExecuteContext, httpError, networkError, scriptedHttp } from '../helpers/context.mjs';
 

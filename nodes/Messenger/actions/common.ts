@@ -1,7 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { ID_VALIDATION, optionsCollection } from '../../shared/descriptions';
-import { parseJsonObject } from '../../shared/validation';
+import type { ErrorContext } from '../../shared/errors';
+import { parseJsonObject, requireId } from '../../shared/validation';
 
 /** Contact picker: searched by name, phone or email (the API needs a term), or by ID. */
 export const contactLocator: INodeProperties = {
@@ -75,6 +76,21 @@ export const whatsappNumberOption: INodeProperties = {
 		'The WhatsApp number to send from; the workspace default when empty. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 };
 
+/**
+ * The sending number chosen in an operation's Options (checked as an ID) as body fields, and the
+ * wording of a 404, which can then only be about that number: chats are found by phone.
+ */
+export function sendingNumber(options: IDataObject): {
+	body: IDataObject;
+	errorContext: ErrorContext;
+} {
+	if (options.whatsappNumberId === undefined || options.whatsappNumberId === '') {
+		return { body: {}, errorContext: {} };
+	}
+	const id = requireId(options.whatsappNumberId, 'WhatsApp Number');
+	return { body: { whatsappNumberId: id }, errorContext: { resource: 'WhatsApp number', id } };
+}
+
 /** An "Additional Body Fields (JSON)" option: merged into the body, to follow the real API where it differs. */
 export const additionalBodyFields: INodeProperties = {
 	displayName: 'Additional Body Fields (JSON)',
@@ -94,17 +110,8 @@ export function bodyOptions(...more: INodeProperties[]): INodeProperties {
 }
 
 /** The "Additional Body Fields (JSON)" of an Options collection as an object. */
-export function extraBody(
-	this: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-): IDataObject {
-	return parseJsonObject(
-		this.getNode(),
-		options.additionalBodyFields,
-		'Additional Body Fields (JSON)',
-		itemIndex,
-	);
+export function extraBody(options: IDataObject): IDataObject {
+	return parseJsonObject(options.additionalBodyFields, 'Additional Body Fields (JSON)');
 }
 
 /** The longest caption WhatsApp shows. */

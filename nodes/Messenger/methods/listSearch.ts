@@ -1,6 +1,8 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest, path, toListPage } from '../../shared/transport';
+import { toListPage } from '../../shared/pagination';
+import { apiRequest, path } from '../../shared/transport';
+import { isPathSegment } from '../../shared/validation';
 
 /** Contacts whose name, phone or email contain the filter; the search endpoint needs a term. */
 export async function searchContacts(
@@ -8,7 +10,7 @@ export async function searchContacts(
 	filter?: string,
 ): Promise<INodeListSearchResult> {
 	const term = (filter ?? '').trim();
-	if (term === '' || term === '.' || term === '..') return { results: [] };
+	if (!isPathSegment(term)) return { results: [] };
 	const response = await apiRequest.call(this, 'GET', path`/messenger/contacts/search/${term}`);
 	return {
 		results: toListPage(response).items.map((contact: IDataObject) => ({

@@ -1,6 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { apiRequest, path, toListPage } from '../../shared/transport';
+import { toListPage } from '../../shared/pagination';
+import { apiRequest, path } from '../../shared/transport';
 
 /** The workspace's WhatsApp numbers for a sending-number dropdown: "Support (+3491...)". */
 export async function getWhatsappNumbers(

@@ -1,7 +1,11 @@
-import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { runPoll, triggerSetting } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
+import { broadcastMessageIds } from '../actions/broadcast/messageIds';
+
+/** One GET per watched message and poll: keep a poll well under the API's 100 requests a minute. */
+export const MAX_WATCHED_MESSAGES = 50;
 
 export const BROADCAST_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
 /** A message in one of these statuses will not change again: it is no longer watched. */
@@ -23,14 +27,10 @@ export interface BroadcastStatusChange extends IDataObject {
 
 /** The current status of one broadcast message, or undefined when the API does not know it. */
 async function fetchMessage(context: IPollFunctions, id: string): Promise<IDataObject | undefined> {
-	try {
-		return (await apiRequest.call(context, 'GET', path`/messenger/broadcast/messages/${id}`, {
-			errorContext: { resource: 'Broadcast message', id },
-		})) as IDataObject;
-	} catch (error) {
-		if ((error as NodeApiError).httpCode === '404') return undefined;
-		throw new NodeApiError(context.getNode(), error as JsonObject);
-	}
+	return (await apiRequest.call(context, 'GET', path`/messenger/broadcast/messages/${id}`, {
+		errorContext: { resource: 'Broadcast message', id },
+		missingAsUndefined: true,
+	})) as IDataObject | undefined;
 }
 
 /**
@@ -96,4 +96,31 @@ export async function broadcastSample(
 		}
 	}
 	return [];
+}
+
+/** The Broadcast Message Status Changed event: the watched IDs' changes, filtered by status. */
+export async function pollBroadcastStatusEvent(
+	context: IPollFunctions,
+): Promise<INodeExecutionData[][] | null> {
+	const ids = triggerSetting(context, () => [
+		...new Set(
+			broadcastMessageIds(
+				context.getNodeParameter('messageIds', ''),
+				MAX_WATCHED_MESSAGES,
+				'Use Broadcast → Get Status on a schedule to follow more messages.',
+			),
+		),
+	]);
+	const statuses = (context.getNodeParameter('statuses', []) as string[]).map(String);
+	return await runPoll<BroadcastWatchState>(context, 'broadcastStatusChanged', {
+		baseline: async () => await broadcastBaseline(context, ids),
+		poll: async (state) => {
+			const { changes, state: next } = await pollBroadcastStatuses(context, ids, state);
+			const wanted = changes.filter(
+				(change) => statuses.length === 0 || statuses.includes(change.status),
+			);
+			return { items: wanted, state: next };
+		},
+		sample: async (state) => await broadcastSample(context, ids, state),
+	});
 }

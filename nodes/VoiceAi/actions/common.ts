@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { ID_VALIDATION } from '../../shared/descriptions';
+import { ID_VALIDATION, valueOptions } from '../../shared/descriptions';
 
 /** Agent picker: from a searchable list, or an ID typed or mapped from an earlier node. */
 export const agentLocator: INodeProperties = {
@@ -64,6 +64,7 @@ export const sortOption: INodeProperties = {
 	],
 };
 
+/** Every status a campaign can have, in the order a campaign moves through them. */
 export const CAMPAIGN_STATUSES = [
 	'pending',
 	'in_progress',
@@ -72,10 +73,6 @@ export const CAMPAIGN_STATUSES = [
 	'failed',
 ] as const;
 
-export const campaignStatusOptions = [
-	{ name: 'Pending', value: 'pending' },
-	{ name: 'In Progress', value: 'in_progress' },
-	{ name: 'Completed', value: 'completed' },
-	{ name: 'Cancelled', value: 'cancelled' },
-	{ name: 'Failed', value: 'failed' },
-];
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export const campaignStatusOptions = valueOptions(CAMPAIGN_STATUSES);

@@ -1,6 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest, MAX_PAGE_SIZE, path, toListPage } from '../../shared/transport';
+import { listPage } from '../../shared/pagination';
+import { path } from '../../shared/transport';
 
 /**
  * One page of a list for a resource locator. The API has no name filter, so the filter applies
@@ -13,11 +14,10 @@ async function searchPage(
 	filter?: string,
 	paginationToken?: unknown,
 ): Promise<INodeListSearchResult> {
-	const page = Number(paginationToken ?? 1) || 1;
-	const response = await apiRequest.call(context, 'GET', endpoint, {
-		qs: { page, limit: MAX_PAGE_SIZE, sort: 'desc' },
+	const { items, nextPage } = await listPage.call(context, endpoint, {
+		qs: { sort: 'desc' },
+		firstPage: Number(paginationToken ?? 1) || 1,
 	});
-	const { items, totalPages } = toListPage(response);
 	const needle = (filter ?? '').trim().toLowerCase();
 	const results = items
 		.filter(
@@ -33,7 +33,7 @@ async function searchPage(
 		.map((record) => ({ name: label(record), value: String(record.id) }));
 	return {
 		results,
-		paginationToken: totalPages !== undefined && page < totalPages ? String(page + 1) : undefined,
+		paginationToken: nextPage === undefined ? undefined : String(nextPage),
 	};
 }
 

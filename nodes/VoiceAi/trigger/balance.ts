@@ -1,5 +1,6 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { runPoll } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 
 export type BalanceMetric = 'credit' | 'minutes';
@@ -44,4 +45,22 @@ export function balanceEvent(
 ): IDataObject {
 	const value = metricValue(balance, metric);
 	return { metric, value, threshold, belowThreshold: value < threshold, balance };
+}
+
+/** Balance Low: fires once when the chosen measure drops below the threshold. */
+export async function pollBalance(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const metric = context.getNodeParameter('metric', 'credit') as BalanceMetric;
+	const threshold = Number(context.getNodeParameter('threshold', 10));
+	return await runPoll<BalanceWatchState>(context, `balanceLow:${metric}:${threshold}`, {
+		baseline: async () => ({
+			armed: metricValue(await fetchBalance(context), metric) >= threshold,
+		}),
+		poll: async (state) => {
+			const balance = await fetchBalance(context);
+			const value = metricValue(balance, metric);
+			const { fire, state: next } = balanceTransition(state, value, threshold);
+			return { items: fire ? [balanceEvent(balance, metric, threshold)] : [], state: next };
+		},
+		sample: async () => [balanceEvent(await fetchBalance(context), metric, threshold)],
+	});
 }

@@ -1,18 +1,13 @@
-import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	apiRequestAllItems,
-	MAX_PAGE_SIZE,
-	path,
-	toListPage,
-} from '../../shared/transport';
+import { apiRequestAllItems, listPage, listPages } from '../../shared/pagination';
+import { apiRequest, path } from '../../shared/transport';
+import type { CampaignStatus } from '../actions/common';
 
-export const ACTIVE_STATUSES = ['pending', 'in_progress'] as const;
-export const FINAL_STATUSES = ['completed', 'cancelled', 'failed'];
+/** Statuses a campaign can still leave (the others are final). */
+export const ACTIVE_STATUSES: readonly CampaignStatus[] = ['pending', 'in_progress'];
 
-interface Campaign extends IDataObject {
+export interface Campaign extends IDataObject {
 	id: string;
 	status: string;
 	createdAt: string;
@@ -39,7 +34,14 @@ function asCampaign(record: IDataObject): Campaign {
 	};
 }
 
-function markerOf(campaigns: Campaign[], previous: NewestMarker | null): NewestMarker | null {
+function isActive(campaign: Campaign): boolean {
+	return (ACTIVE_STATUSES as readonly string[]).includes(campaign.status);
+}
+
+export function markerOf(
+	campaigns: Campaign[],
+	previous: NewestMarker | null,
+): NewestMarker | null {
 	if (campaigns.length === 0) return previous;
 	const newest = campaigns.reduce((a, b) =>
 		Date.parse(b.createdAt) > Date.parse(a.createdAt) ? b : a,
@@ -58,31 +60,30 @@ function isAfterMarker(campaign: Campaign, marker: NewestMarker | null): boolean
 	return at > markerAt || (at === markerAt && !marker.ids.includes(campaign.id));
 }
 
+/** The newest campaigns: the first page of the newest-first list (one request). */
+export async function newestCampaigns(context: IPollFunctions): Promise<Campaign[]> {
+	const { items } = await listPage.call(context, path`/voice/campaigns`, { qs: { sort: 'desc' } });
+	return items.map(asCampaign);
+}
+
 /**
  * Campaigns created after the marker, newest first: pages of the newest-first list until a page
  * reaches campaigns already seen. One request when nothing or little is new.
  */
 export async function campaignsCreatedSince(
 	context: IPollFunctions,
-	marker: NewestMarker | null,
-	{ firstPageOnly = false } = {},
-): Promise<{ created: Campaign[]; newestOnFirstPage: Campaign[] }> {
+	marker: NewestMarker,
+): Promise<Campaign[]> {
 	const created: Campaign[] = [];
-	let newestOnFirstPage: Campaign[] = [];
-	for (let page = 1; ; page++) {
-		const response = await apiRequest.call(context, 'GET', path`/voice/campaigns`, {
-			qs: { page, limit: MAX_PAGE_SIZE, sort: 'desc' },
-		});
-		const { items, totalPages } = toListPage(response);
+	for await (const { items } of listPages.call(context, path`/voice/campaigns`, {
+		qs: { sort: 'desc' },
+	})) {
 		const campaigns = items.map(asCampaign);
-		if (page === 1) newestOnFirstPage = campaigns;
 		const fresh = campaigns.filter((c) => isAfterMarker(c, marker));
 		created.push(...fresh);
-		const reachedSeen = fresh.length < campaigns.length;
-		if (firstPageOnly || reachedSeen || !marker || campaigns.length === 0) break;
-		if (totalPages === undefined || page >= totalPages) break;
+		if (fresh.length < campaigns.length || campaigns.length === 0) break;
 	}
-	return { created, newestOnFirstPage };
+	return created;
 }
 
 /** Every campaign now pending or in progress: one request per status while there are ≤ 100 of each. */
@@ -99,13 +100,10 @@ export async function activeCampaigns(context: IPollFunctions): Promise<Campaign
 }
 
 export async function campaignBaseline(context: IPollFunctions): Promise<CampaignWatchState> {
-	const [{ newestOnFirstPage }, active] = await Promise.all([
-		campaignsCreatedSince(context, null, { firstPageOnly: true }),
-		activeCampaigns(context),
-	]);
+	const [newest, active] = await Promise.all([newestCampaigns(context), activeCampaigns(context)]);
 	return {
 		active: Object.fromEntries(active.map((c) => [c.id, c.status])),
-		newest: markerOf(newestOnFirstPage, null),
+		newest: markerOf(newest, null),
 	};
 }
 
@@ -114,7 +112,9 @@ export async function pollNewCampaigns(
 	context: IPollFunctions,
 	marker: NewestMarker | null,
 ): Promise<{ created: Campaign[]; newest: NewestMarker | null }> {
-	const { created } = await campaignsCreatedSince(context, marker);
+	const created = marker
+		? await campaignsCreatedSince(context, marker)
+		: await newestCampaigns(context);
 	created.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
 	return { created, newest: markerOf(created, marker) };
 }
@@ -127,6 +127,26 @@ export interface StatusChange extends IDataObject {
 	campaign: IDataObject;
 }
 
+export function statusChange(campaign: Campaign, previousStatus: string | null): StatusChange {
+	return {
+		campaignId: campaign.id,
+		campaignName: typeof campaign.name === 'string' ? campaign.name : null,
+		previousStatus,
+		status: campaign.status,
+		campaign,
+	};
+}
+
+/** How a campaign that left the active lists ended, or undefined when it is gone (404). */
+async function finalState(context: IPollFunctions, id: string): Promise<Campaign | undefined> {
+	const campaign = await apiRequest.call(context, 'GET', path`/voice/campaigns/${id}`, {
+		errorContext: { resource: 'Campaign', id },
+		// A campaign deleted on the provider's side has nothing more to report.
+		missingAsUndefined: true,
+	});
+	return campaign === undefined ? undefined : asCampaign(campaign as IDataObject);
+}
+
 /**
  * One poll of campaign statuses. The cost does not grow with the number of campaigns: the
  * newest-first page, the pending and in-progress lists, and a single GET for each campaign
@@ -136,52 +156,28 @@ export async function pollCampaignStatuses(
 	context: IPollFunctions,
 	state: CampaignWatchState,
 ): Promise<{ changes: StatusChange[]; state: CampaignWatchState }> {
-	const [{ created }, active] = await Promise.all([
-		campaignsCreatedSince(context, state.newest),
+	const [created, active] = await Promise.all([
+		state.newest ? campaignsCreatedSince(context, state.newest) : newestCampaigns(context),
 		activeCampaigns(context),
 	]);
 	const now = new Map<string, Campaign>();
 	for (const campaign of [...created, ...active]) now.set(campaign.id, campaign);
-
-	const left = Object.keys(state.active).filter((id) => !active.some((c) => c.id === id));
-	for (const id of left) {
+	for (const id of Object.keys(state.active)) {
 		if (now.has(id)) continue;
-		try {
-			const campaign = asCampaign(
-				(await apiRequest.call(context, 'GET', path`/voice/campaigns/${id}`, {
-					errorContext: { resource: 'Campaign', id },
-				})) as IDataObject,
-			);
-			now.set(id, campaign);
-		} catch (error) {
-			// A campaign deleted on the provider's side has nothing more to report.
-			if ((error as NodeApiError).httpCode !== '404') {
-				throw new NodeApiError(context.getNode(), error as JsonObject);
-			}
-		}
+		const campaign = await finalState(context, id);
+		if (campaign) now.set(id, campaign);
 	}
 
 	const changes: StatusChange[] = [];
+	const nextActive: Record<string, string> = {};
 	for (const campaign of now.values()) {
 		const known = Object.prototype.hasOwnProperty.call(state.active, campaign.id);
 		const previousStatus = known ? state.active[campaign.id] : null;
 		// A campaign first seen now counts as changed once it has moved past pending.
-		const changed = known ? previousStatus !== campaign.status : campaign.status !== 'pending';
-		if (changed) {
-			changes.push({
-				campaignId: campaign.id,
-				campaignName: typeof campaign.name === 'string' ? campaign.name : null,
-				previousStatus,
-				status: campaign.status,
-				campaign,
-			});
+		if (known ? previousStatus !== campaign.status : campaign.status !== 'pending') {
+			changes.push(statusChange(campaign, previousStatus));
 		}
-	}
-
-	const nextActive: Record<string, string> = {};
-	for (const campaign of now.values()) {
-		if ((ACTIVE_STATUSES as readonly string[]).includes(campaign.status))
-			nextActive[campaign.id] = campaign.status;
+		if (isActive(campaign)) nextActive[campaign.id] = campaign.status;
 	}
 	// The marker moves with what discovery saw only: a campaign met first in the active lists
 	// (created during this poll) is still found, and so still announced, by the next discovery.

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { idList, requireId } from '../../../shared/validation';
-import { MAX_BROADCAST_RECIPIENTS } from './recipients';
+import { broadcastMessageIds, MAX_STATUS_IDS_PER_ITEM } from './messageIds';
 
 const properties: INodeProperties[] = [
 	{
@@ -25,31 +24,16 @@ export const description = updateDisplayOptions(
 
 /** The status of each broadcast message: one request and one output item per ID. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const node = this.getNode();
-	const raw = idList(this.getNodeParameter('messageIds', itemIndex, ''));
-	if (raw.length === 0) {
-		throw new NodeOperationError(node, 'Broadcast Message IDs is empty', { itemIndex });
-	}
-	if (raw.length > MAX_BROADCAST_RECIPIENTS) {
-		throw new NodeOperationError(
-			node,
-			`Broadcast Message IDs has ${raw.length} IDs; at most ${MAX_BROADCAST_RECIPIENTS} per item`,
-			{ itemIndex },
-		);
-	}
-	const ids = raw.map((id, index) =>
-		requireId(
-			node,
-			id,
-			raw.length > 1 ? `Broadcast Message ID ${index + 1}` : 'Broadcast Message ID',
-			itemIndex,
-		),
+	const ids = broadcastMessageIds(
+		this.getNodeParameter('messageIds', itemIndex, ''),
+		MAX_STATUS_IDS_PER_ITEM,
+		'Split the IDs over several items, e.g. one item per ID.',
 	);
 	const statuses: IDataObject[] = [];
 	for (const id of ids) {
 		statuses.push(
 			(await apiRequest.call(this, 'GET', path`/messenger/broadcast/messages/${id}`, {
-				errorContext: { resource: 'Broadcast message', id, itemIndex },
+				errorContext: { resource: 'Broadcast message', id },
 			})) as IDataObject,
 		);
 	}

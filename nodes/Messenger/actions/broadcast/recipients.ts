@@ -1,36 +1,48 @@
-import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { normalizePhone, parseJsonObject, requireEmail } from '../../../shared/validation';
+import { valueOptions } from '../../../shared/descriptions';
+import { InputError } from '../../../shared/errors';
+import {
+	normalizePhone,
+	parseJson,
+	parseJsonObject,
+	requireEmail,
+} from '../../../shared/validation';
 
 export const BROADCAST_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
 export type BroadcastChannel = (typeof BROADCAST_CHANNELS)[number];
 
+export const channelOptions = valueOptions(BROADCAST_CHANNELS, {
+	labels: { whatsapp: 'WhatsApp', sms: 'SMS' },
+	sortByName: true,
+});
+
 /** The most recipients one broadcast request takes. */
 export const MAX_BROADCAST_RECIPIENTS = 1000;
 
+const RECIPIENTS_EXAMPLE = '[{"phone": "+34600123456", "variables": {"name": "Lucia"}}]';
+
 /** The recipients given as JSON text, an array from an expression, or one object. */
-export function recipientsFromJson(node: INode, value: unknown, itemIndex: number): unknown[] {
+export function recipientsFromJson(value: unknown): unknown[] {
 	let parsed = value;
 	if (typeof value === 'string') {
 		const text = value.trim();
 		if (text === '') return [];
-		try {
-			parsed = JSON.parse(text);
-		} catch (error) {
-			throw new NodeOperationError(node, 'Recipients (JSON) is not valid JSON', {
-				itemIndex,
-				description: `${(error as Error).message}. Example: [{"phone": "+34600123456", "variables": {"name": "Lucia"}}]`,
-			});
+		const json = parseJson(text);
+		if (json.reason !== undefined) {
+			throw new InputError(
+				'Recipients (JSON) is not valid JSON',
+				`${json.reason}. Example: ${RECIPIENTS_EXAMPLE}`,
+			);
 		}
+		parsed = json.parsed;
 	}
 	if (Array.isArray(parsed)) return parsed;
 	if (parsed && typeof parsed === 'object') return [parsed];
-	throw new NodeOperationError(node, 'Recipients (JSON) must be an array of recipients', {
-		itemIndex,
-		description:
-			'Example: [{"phone": "+34600123456", "variables": {"name": "Lucia"}}], or an expression that gives such an array.',
-	});
+	throw new InputError(
+		'Recipients (JSON) must be an array of recipients',
+		`Example: ${RECIPIENTS_EXAMPLE}, or an expression that gives such an array.`,
+	);
 }
 
 /**
@@ -38,63 +50,33 @@ export function recipientsFromJson(node: INode, value: unknown, itemIndex: numbe
  * email, variables as an object. A plain string is taken as the address. Other fields pass
  * through unchanged, for API options this node does not know.
  */
-export function checkRecipients(
-	node: INode,
-	channel: BroadcastChannel,
-	entries: unknown[],
-	itemIndex: number,
-): IDataObject[] {
-	if (entries.length === 0) {
-		throw new NodeOperationError(node, 'Recipients is empty: add at least one recipient', {
-			itemIndex,
-		});
-	}
+export function checkRecipients(channel: BroadcastChannel, entries: unknown[]): IDataObject[] {
+	if (entries.length === 0) throw new InputError('Recipients is empty: add at least one recipient');
 	if (entries.length > MAX_BROADCAST_RECIPIENTS) {
-		throw new NodeOperationError(
-			node,
+		throw new InputError(
 			`Recipients has ${entries.length} entries; one broadcast takes at most ${MAX_BROADCAST_RECIPIENTS}`,
-			{
-				itemIndex,
-				description: `Split the list into batches of ${MAX_BROADCAST_RECIPIENTS}, e.g. with the Loop Over Items node.`,
-			},
+			`Split the list into batches of ${MAX_BROADCAST_RECIPIENTS}, e.g. with the Loop Over Items node.`,
 		);
 	}
+	return entries.map((entry, index) => checkRecipient(channel, entry, `Recipient ${index + 1}`));
+}
+
+function checkRecipient(channel: BroadcastChannel, entry: unknown, label: string): IDataObject {
 	const addressField = channel === 'email' ? 'email' : 'phone';
-	return entries.map((entry, index) => {
-		const label = `Recipient ${index + 1}`;
-		const recipient: IDataObject =
-			typeof entry === 'string' || typeof entry === 'number'
-				? { [addressField]: entry }
-				: entry && typeof entry === 'object' && !Array.isArray(entry)
-					? { ...(entry as IDataObject) }
-					: (() => {
-							throw new NodeOperationError(
-								node,
-								`${label} must be an object like {"${addressField}": "..."}`,
-								{ itemIndex },
-							);
-						})();
-		if (channel === 'email') {
-			recipient.email = requireEmail(node, recipient.email, `${label} email`, itemIndex);
-		} else {
-			recipient.phone = normalizePhone(node, recipient.phone, `${label} phone`, itemIndex);
-		}
-		if (
-			recipient.variables === undefined ||
-			recipient.variables === null ||
-			recipient.variables === ''
-		) {
-			delete recipient.variables;
-		} else {
-			if (Array.isArray(recipient.variables)) {
-				throw new NodeOperationError(node, `${label} variables must be a JSON object`, {
-					itemIndex,
-				});
-			}
-			const variables = parseJsonObject(node, recipient.variables, `${label} variables`, itemIndex);
-			if (Object.keys(variables).length > 0) recipient.variables = variables;
-			else delete recipient.variables;
-		}
-		return recipient;
-	});
+	let recipient: IDataObject;
+	if (typeof entry === 'string' || typeof entry === 'number') {
+		recipient = { [addressField]: entry };
+	} else if (entry && typeof entry === 'object' && !Array.isArray(entry)) {
+		recipient = { ...(entry as IDataObject) };
+	} else {
+		throw new InputError(`${label} must be an object like {"${addressField}": "..."}`);
+	}
+	if (channel === 'email') recipient.email = requireEmail(recipient.email, `${label} email`);
+	else recipient.phone = normalizePhone(recipient.phone, `${label} phone`);
+	const variables = recipient.variables;
+	delete recipient.variables;
+	if (variables === undefined || variables === null || variables === '') return recipient;
+	if (Array.isArray(variables)) throw new InputError(`${label} variables must be a JSON object`);
+	const parsed = parseJsonObject(variables, `${label} variables`);
+	return Object.keys(parsed).length > 0 ? { ...recipient, variables: parsed } : recipient;
 }

@@ -1,11 +1,20 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { apiRequest, path, toListPage } from '../../../shared/transport';
-import { requireId, requireOneOf, requireText } from '../../../shared/validation';
-import { bodyOptions, extraBody, TEXT_MAX_LENGTH, whatsappNumberOption } from '../common';
+import { toListPage } from '../../../shared/pagination';
+import { apiRequest, path } from '../../../shared/transport';
+import { requireOneOf, requireText } from '../../../shared/validation';
+import {
+	bodyOptions,
+	extraBody,
+	sendingNumber,
+	TEXT_MAX_LENGTH,
+	whatsappNumberOption,
+} from '../common';
+import type { BroadcastChannel } from './recipients';
 import {
 	BROADCAST_CHANNELS,
+	channelOptions,
 	checkRecipients,
 	MAX_BROADCAST_RECIPIENTS,
 	recipientsFromJson,
@@ -17,11 +26,7 @@ const properties: INodeProperties[] = [
 		name: 'channel',
 		type: 'options',
 		default: 'whatsapp',
-		options: [
-			{ name: 'Email', value: 'email' },
-			{ name: 'SMS', value: 'sms' },
-			{ name: 'WhatsApp', value: 'whatsapp' },
-		],
+		options: channelOptions,
 	},
 	{
 		displayName: 'Recipients Input',
@@ -130,65 +135,52 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** The recipients as entered: rows of the collection, or the JSON list. */
+function recipientEntries(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	channel: BroadcastChannel,
+): unknown[] {
+	if (this.getNodeParameter('recipientsInput', itemIndex, 'rows') === 'json') {
+		return recipientsFromJson(this.getNodeParameter('recipientsJson', itemIndex, '[]'));
+	}
+	const rows =
+		(this.getNodeParameter('recipients', itemIndex, {}) as { recipient?: IDataObject[] })
+			.recipient ?? [];
+	const addressField = channel === 'email' ? 'email' : 'phone';
+	return rows.map((row) => ({ [addressField]: row[addressField], variables: row.variables }));
+}
+
+/** `{ text }` or `{ templateId }`, as the Message parameter says. */
+function messageContent(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	if (this.getNodeParameter('messageContent', itemIndex, 'template') === 'text') {
+		const text = this.getNodeParameter('text', itemIndex, '');
+		return { text: requireText(text, 'Text', { maxLength: TEXT_MAX_LENGTH }) };
+	}
+	const templateId = this.getNodeParameter('templateId', itemIndex, '');
+	return { templateId: requireText(templateId, 'Template ID', { maxLength: 200 }).trim() };
+}
+
 /** Sends one transactional message per recipient; one output item per BroadcastMessage. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const node = this.getNode();
 	const channel = requireOneOf(
-		node,
 		this.getNodeParameter('channel', itemIndex),
 		'Channel',
 		BROADCAST_CHANNELS,
-		itemIndex,
 	);
-	const input = this.getNodeParameter('recipientsInput', itemIndex, 'rows') as string;
-	const entries =
-		input === 'json'
-			? recipientsFromJson(
-					node,
-					this.getNodeParameter('recipientsJson', itemIndex, '[]'),
-					itemIndex,
-				)
-			: (
-					(
-						this.getNodeParameter('recipients', itemIndex, {}) as {
-							recipient?: IDataObject[];
-						}
-					).recipient ?? []
-				).map((row) =>
-					channel === 'email'
-						? { email: row.email, variables: row.variables }
-						: { phone: row.phone, variables: row.variables },
-				);
-	const recipients = checkRecipients(node, channel, entries, itemIndex);
-
-	const body: IDataObject = { channel, recipients };
-	const content = this.getNodeParameter('messageContent', itemIndex, 'template') as string;
-	if (content === 'text') {
-		body.text = requireText(node, this.getNodeParameter('text', itemIndex, ''), 'Text', itemIndex, {
-			maxLength: TEXT_MAX_LENGTH,
-		});
-	} else {
-		body.templateId = requireText(
-			node,
-			this.getNodeParameter('templateId', itemIndex, ''),
-			'Template ID',
-			itemIndex,
-			{ maxLength: 200 },
-		).trim();
-	}
+	const recipients = checkRecipients(channel, recipientEntries.call(this, itemIndex, channel));
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	if (
-		channel === 'whatsapp' &&
-		options.whatsappNumberId !== undefined &&
-		options.whatsappNumberId !== ''
-	) {
-		body.whatsappNumberId = requireId(node, options.whatsappNumberId, 'WhatsApp Number', itemIndex);
-	}
+	// The sending number applies to WhatsApp only.
+	const number = sendingNumber(channel === 'whatsapp' ? options : {});
+	const body: IDataObject = {
+		channel,
+		recipients,
+		...messageContent.call(this, itemIndex),
+		...number.body,
+	};
 	const response = await apiRequest.call(this, 'POST', path`/messenger/broadcast/messages`, {
-		body: { ...body, ...extraBody.call(this, options, itemIndex) },
-		errorContext: body.whatsappNumberId
-			? { resource: 'WhatsApp number', id: String(body.whatsappNumberId), itemIndex }
-			: { itemIndex },
+		body: { ...body, ...extraBody(options) },
+		errorContext: number.errorContext,
 	});
 	return toListPage(response).items;
 }

@@ -18,15 +18,9 @@ export const description = updateDisplayOptions(
 
 /** Whether the phone has an active chat: `{ exists, chatId }`. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const phone = normalizePhone(
-		this.getNode(),
-		this.getNodeParameter('phone', itemIndex),
-		'Phone',
-		itemIndex,
-	);
+	const phone = normalizePhone(this.getNodeParameter('phone', itemIndex), 'Phone');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return (await apiRequest.call(this, 'GET', path`/messenger/chats/check-existing`, {
-		qs: { ...extraQuery.call(this, options, itemIndex), phone },
-		errorContext: { itemIndex },
+		qs: { ...extraQuery(options), phone },
 	})) as IDataObject;
 }

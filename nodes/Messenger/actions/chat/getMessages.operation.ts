@@ -8,7 +8,8 @@ import {
 	optionsCollection,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
-import { apiRequestAllItems, path } from '../../../shared/transport';
+import { apiRequestAllItems } from '../../../shared/pagination';
+import { path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
 import { chatIdProperty } from '../common';
 
@@ -38,18 +39,13 @@ export const description = updateDisplayOptions(
 
 /** One output item per message of the chat. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const chatId = requireId(
-		this.getNode(),
-		this.getNodeParameter('chatId', itemIndex),
-		'Chat ID',
-		itemIndex,
-	);
+	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = { ...extraQuery.call(this, options, itemIndex) };
+	const qs: IDataObject = { ...extraQuery(options) };
 	if (options.sort) qs.sort = options.sort;
 	return await apiRequestAllItems.call(this, path`/messenger/messages/chat/${chatId}`, {
 		...listLimits.call(this, itemIndex),
 		qs,
-		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+		errorContext: { resource: 'Chat', id: chatId },
 	});
 }

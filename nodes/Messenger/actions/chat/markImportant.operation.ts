@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { InputError } from '../../../shared/errors';
 
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
@@ -23,21 +25,14 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const chatId = requireId(node, this.getNodeParameter('chatId', itemIndex), 'Chat ID', itemIndex);
+	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
 	const important = this.getNodeParameter('important', itemIndex, true);
 	if (typeof important !== 'boolean') {
-		throw new NodeOperationError(
-			node,
-			`Important must be true or false, got "${String(important)}"`,
-			{
-				itemIndex,
-			},
-		);
+		throw new InputError(`Important must be true or false, got "${String(important)}"`);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return (await apiRequest.call(this, 'PATCH', path`/messenger/chats/${chatId}/mark-important`, {
-		body: { important, ...extraBody.call(this, options, itemIndex) },
-		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+		body: { important, ...extraBody(options) },
+		errorContext: { resource: 'Chat', id: chatId },
 	})) as IDataObject;
 }

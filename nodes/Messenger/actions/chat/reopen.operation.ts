@@ -15,17 +15,11 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const chatId = requireId(
-		this.getNode(),
-		this.getNodeParameter('chatId', itemIndex),
-		'Chat ID',
-		itemIndex,
-	);
+	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
 	return (await apiRequest.call(this, 'PATCH', path`/messenger/chats/${chatId}/reopen`, {
 		errorContext: {
 			resource: 'Chat',
 			id: chatId,
-			itemIndex,
 			conflictMessage: `Chat "${chatId}" is already open, so it cannot be reopened (409).`,
 		},
 	})) as IDataObject;

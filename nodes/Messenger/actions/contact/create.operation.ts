@@ -44,11 +44,10 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const name = requireText(node, this.getNodeParameter('name', itemIndex), 'Name', itemIndex, {
+	const name = requireText(this.getNodeParameter('name', itemIndex), 'Name', {
 		maxLength: 256,
 	}).trim();
-	const phone = normalizePhone(node, this.getNodeParameter('phone', itemIndex), 'Phone', itemIndex);
+	const phone = normalizePhone(this.getNodeParameter('phone', itemIndex), 'Phone');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body: IDataObject = { name, phone };
 	if (
@@ -56,16 +55,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		options.email !== null &&
 		String(options.email).trim() !== ''
 	) {
-		body.email = requireEmail(node, options.email, 'Email', itemIndex);
+		body.email = requireEmail(options.email, 'Email');
 	}
 	if (options.attributes !== undefined) {
-		const attributes = parseJsonObject(node, options.attributes, 'Attributes (JSON)', itemIndex);
+		const attributes = parseJsonObject(options.attributes, 'Attributes (JSON)');
 		if (Object.keys(attributes).length > 0) body.attributes = attributes;
 	}
 	return (await apiRequest.call(this, 'POST', path`/messenger/contacts`, {
-		body: { ...body, ...extraBody.call(this, options, itemIndex) },
+		body: { ...body, ...extraBody(options) },
 		errorContext: {
-			itemIndex,
 			conflictMessage: `A contact with the phone ${phone} already exists (409). Use Contact → Search to find it.`,
 		},
 	})) as IDataObject;

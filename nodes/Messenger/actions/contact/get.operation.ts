@@ -15,6 +15,6 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorId.call(this, 'contactId', 'Contact', itemIndex);
 	return (await apiRequest.call(this, 'GET', path`/messenger/contacts/${id}`, {
-		errorContext: { resource: 'Contact', id, itemIndex },
+		errorContext: { resource: 'Contact', id },
 	})) as IDataObject;
 }

@@ -25,17 +25,14 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
 	const id = locatorId.call(this, 'contactId', 'Contact', itemIndex);
 	const attributes = parseJsonObject(
-		node,
 		this.getNodeParameter('attributes', itemIndex, '{}'),
 		'Attributes (JSON)',
-		itemIndex,
 	);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return (await apiRequest.call(this, 'PUT', path`/messenger/contacts/${id}/attributes`, {
-		body: { attributes, ...extraBody.call(this, options, itemIndex) },
-		errorContext: { resource: 'Contact', id, itemIndex },
+		body: { attributes, ...extraBody(options) },
+		errorContext: { resource: 'Contact', id },
 	})) as IDataObject;
 }

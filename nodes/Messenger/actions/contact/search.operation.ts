@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	listOptions,
@@ -7,8 +7,10 @@ import {
 	listLimits,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
-import { apiRequestAllItems, path } from '../../../shared/transport';
-import { requireText } from '../../../shared/validation';
+import { apiRequestAllItems } from '../../../shared/pagination';
+import { path } from '../../../shared/transport';
+import { InputError } from '../../../shared/errors';
+import { isPathSegment, requireText } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -31,26 +33,14 @@ export const description = updateDisplayOptions(
 
 /** One output item per contact found. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const node = this.getNode();
-	const term = requireText(
-		node,
-		this.getNodeParameter('customer', itemIndex),
-		'Search Term',
-		itemIndex,
-		{
-			maxLength: 200,
-		},
-	).trim();
-	// The term is one path segment (percent-encoded), and a bare dot segment would be resolved away.
-	if (term === '.' || term === '..' || /\p{Cc}/u.test(term)) {
-		throw new NodeOperationError(node, `Search Term "${term}" cannot be searched for`, {
-			itemIndex,
-		});
-	}
+	const term = requireText(this.getNodeParameter('customer', itemIndex), 'Search Term', {
+		maxLength: 200,
+	}).trim();
+	// The term is one path segment (percent-encoded).
+	if (!isPathSegment(term)) throw new InputError(`Search Term "${term}" cannot be searched for`);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return await apiRequestAllItems.call(this, path`/messenger/contacts/search/${term}`, {
 		...listLimits.call(this, itemIndex),
-		qs: extraQuery.call(this, options, itemIndex),
-		errorContext: { itemIndex },
+		qs: extraQuery(options),
 	});
 }

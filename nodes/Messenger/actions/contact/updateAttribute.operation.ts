@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { InputError } from '../../../shared/errors';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { locatorId, requireKey } from '../../../shared/validation';
+import { locatorId, parseJson, requireKey } from '../../../shared/validation';
 import { bodyOptions, contactLocator, extraBody } from '../common';
 
 const properties: INodeProperties[] = [
@@ -49,33 +51,28 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-function jsonValue(this: IExecuteFunctions, raw: unknown, itemIndex: number): unknown {
+function jsonValue(raw: unknown): unknown {
 	if (typeof raw !== 'string') return raw;
-	try {
-		return JSON.parse(raw) as unknown;
-	} catch (error) {
-		throw new NodeOperationError(this.getNode(), `Value is not valid JSON: ${raw.slice(0, 50)}`, {
-			itemIndex,
-			description: `${(error as Error).message}. With Value Type "JSON", use e.g. 42, true, null, "text" or {"a": 1}; choose "Text" to send the value as it is.`,
-		});
+	const { parsed, reason } = parseJson(raw);
+	if (reason !== undefined) {
+		throw new InputError(
+			`Value is not valid JSON: ${raw.slice(0, 50)}`,
+			`${reason}. With Value Type "JSON", use e.g. 42, true, null, "text" or {"a": 1}; choose "Text" to send the value as it is.`,
+		);
 	}
+	return parsed;
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
 	const id = locatorId.call(this, 'contactId', 'Contact', itemIndex);
-	const key = requireKey(node, this.getNodeParameter('key', itemIndex), 'Attribute Key', itemIndex);
+	const key = requireKey(this.getNodeParameter('key', itemIndex), 'Attribute Key');
 	const valueType = this.getNodeParameter('valueType', itemIndex, 'text') as string;
 	const raw = this.getNodeParameter('value', itemIndex, '');
 	const value =
-		valueType === 'json'
-			? jsonValue.call(this, raw, itemIndex)
-			: raw === undefined || raw === null
-				? ''
-				: String(raw);
+		valueType === 'json' ? jsonValue(raw) : raw === undefined || raw === null ? '' : String(raw);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return (await apiRequest.call(this, 'PATCH', path`/messenger/contacts/${id}/attributes/${key}`, {
-		body: { value: value as IDataObject[string], ...extraBody.call(this, options, itemIndex) },
-		errorContext: { resource: 'Contact', id, itemIndex },
+		body: { value: value as IDataObject[string], ...extraBody(options) },
+		errorContext: { resource: 'Contact', id },
 	})) as IDataObject;
 }

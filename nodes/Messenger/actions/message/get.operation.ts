@@ -13,13 +13,8 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requireId(
-		this.getNode(),
-		this.getNodeParameter('messageId', itemIndex),
-		'Message ID',
-		itemIndex,
-	);
+	const id = requireId(this.getNodeParameter('messageId', itemIndex), 'Message ID');
 	return (await apiRequest.call(this, 'GET', path`/messenger/messages/${id}`, {
-		errorContext: { resource: 'Message', id, itemIndex },
+		errorContext: { resource: 'Message', id },
 	})) as IDataObject;
 }

@@ -50,38 +50,33 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const chatId = requireId(node, this.getNodeParameter('chatId', itemIndex), 'Chat ID', itemIndex);
+	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
 	const latitude = requireNumberInRange(
-		node,
 		this.getNodeParameter('latitude', itemIndex),
 		'Latitude',
 		-90,
 		90,
-		itemIndex,
 	);
 	const longitude = requireNumberInRange(
-		node,
 		this.getNodeParameter('longitude', itemIndex),
 		'Longitude',
 		-180,
 		180,
-		itemIndex,
 	);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body: IDataObject = { chatId, latitude, longitude };
-	const name = requireText(node, options.name, 'Name', itemIndex, {
+	const name = requireText(options.name, 'Name', {
 		maxLength: 1000,
 		optional: true,
 	}).trim();
 	if (name !== '') body.name = name;
-	const address = requireText(node, options.address, 'Address', itemIndex, {
+	const address = requireText(options.address, 'Address', {
 		maxLength: 1000,
 		optional: true,
 	}).trim();
 	if (address !== '') body.address = address;
 	return (await apiRequest.call(this, 'POST', path`/messenger/messages/send/location`, {
-		body: { ...body, ...extraBody.call(this, options, itemIndex) },
-		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+		body: { ...body, ...extraBody(options) },
+		errorContext: { resource: 'Chat', id: chatId },
 	})) as IDataObject;
 }

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
 import { bodyOptions, captionOption, chatIdProperty, extraBody } from '../common';
-import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from '../media';
+import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from './media';
 
 const properties: INodeProperties[] = [
 	chatIdProperty,
@@ -18,12 +18,11 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const chatId = requireId(node, this.getNodeParameter('chatId', itemIndex), 'Chat ID', itemIndex);
+	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body: IDataObject = { chatId, ...mediaUrlBody.call(this, itemIndex, options) };
 	return (await apiRequest.call(this, 'POST', path`/messenger/messages/send/media`, {
-		body: { ...body, ...extraBody.call(this, options, itemIndex) },
-		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+		body: { ...body, ...extraBody(options) },
+		errorContext: { resource: 'Chat', id: chatId },
 	})) as IDataObject;
 }

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
+import { InputError } from '../../../shared/errors';
+import type { MultipartFile } from '../../../shared/multipart';
 import { buildMultipartBody } from '../../../shared/multipart';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId, requireText } from '../../../shared/validation';
@@ -11,7 +13,7 @@ import {
 	chatIdProperty,
 	extraBody,
 } from '../common';
-import { allowedUploadTypesText, baseMimeType, isAllowedUploadType } from '../media';
+import { allowedUploadTypesText, baseMimeType, isAllowedUploadType } from './media';
 
 const properties: INodeProperties[] = [
 	chatIdProperty,
@@ -56,64 +58,63 @@ function extraParts(extra: IDataObject): Array<[string, string]> {
 		.map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const chatId = requireId(node, this.getNodeParameter('chatId', itemIndex), 'Chat ID', itemIndex);
-	const propertyName = requireText(
-		node,
-		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
-		'Input Binary Field',
-		itemIndex,
-		{ maxLength: 200 },
-	).trim();
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const caption = requireText(node, options.caption, 'Caption', itemIndex, {
-		maxLength: CAPTION_MAX_LENGTH,
-		optional: true,
-	});
-	const extra = extraBody.call(this, options, itemIndex);
-
+/** The file to upload from the item's binary data, checked: present, an allowed type, not empty. */
+async function fileToSend(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	propertyName: string,
+	options: IDataObject,
+): Promise<MultipartFile> {
 	const present = Object.keys(this.getInputData()[itemIndex]?.binary ?? {});
 	if (!present.includes(propertyName)) {
-		throw new NodeOperationError(node, `The input item has no binary field "${propertyName}"`, {
-			itemIndex,
-			description: present.length
+		throw new InputError(
+			`The input item has no binary field "${propertyName}"`,
+			present.length
 				? `Its binary fields are: ${present.join(', ')}. Set Input Binary Field to one of them.`
 				: 'It has no binary data at all. Add a node before this one that reads or downloads the file (e.g. Read/Write Files from Disk, HTTP Request with the response as a file).',
-		});
+		);
 	}
 	const binaryData = this.helpers.assertBinaryData(itemIndex, propertyName);
 	const mimeType = baseMimeType(
 		String(options.mimeType ?? '').trim() || String(binaryData.mimeType ?? ''),
 	);
 	if (!isAllowedUploadType(mimeType)) {
-		throw new NodeOperationError(
-			node,
+		throw new InputError(
 			`The file in "${propertyName}" has the type "${mimeType || 'unknown'}", which cannot be sent`,
-			{
-				itemIndex,
-				description: `Allowed types: ${allowedUploadTypesText()}. If the type is wrong, set the MIME Type option.`,
-			},
+			`Allowed types: ${allowedUploadTypesText()}. If the type is wrong, set the MIME Type option.`,
 		);
 	}
 	const fileName =
 		String(options.fileName ?? '').trim() || String(binaryData.fileName ?? '').trim() || 'file';
 	const data = await this.helpers.getBinaryDataBuffer(itemIndex, propertyName);
-	if (data.length === 0) {
-		throw new NodeOperationError(node, `The file in "${propertyName}" is empty (0 bytes)`, {
-			itemIndex,
-		});
-	}
+	if (data.length === 0) throw new InputError(`The file in "${propertyName}" is empty (0 bytes)`);
+	return { fieldName: 'file', fileName, mimeType, data };
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
+	const propertyName = requireText(
+		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+		'Input Binary Field',
+		{ maxLength: 200 },
+	).trim();
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const caption = requireText(options.caption, 'Caption', {
+		maxLength: CAPTION_MAX_LENGTH,
+		optional: true,
+	});
+	const extra = extraBody(options);
+	const file = await fileToSend.call(this, itemIndex, propertyName, options);
 
 	const fields: Array<[string, string]> = [['chatId', chatId]];
 	if (caption !== '') fields.push(['caption', caption]);
 	const { body, contentType } = buildMultipartBody(
 		[...fields.filter(([name]) => !(name in extra)), ...extraParts(extra)],
-		{ fieldName: 'file', fileName, mimeType, data },
+		file,
 	);
 	return (await apiRequest.call(this, 'POST', path`/messenger/messages/send/media-file`, {
 		body,
 		headers: { 'Content-Type': contentType },
-		errorContext: { resource: 'Chat', id: chatId, itemIndex },
+		errorContext: { resource: 'Chat', id: chatId },
 	})) as IDataObject;
 }

@@ -2,15 +2,16 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { normalizePhone, requireId } from '../../../shared/validation';
+import { normalizePhone } from '../../../shared/validation';
 import {
 	bodyOptions,
 	captionOption,
 	extraBody,
 	phoneProperty,
+	sendingNumber,
 	whatsappNumberOption,
 } from '../common';
-import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from '../media';
+import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from './media';
 
 const properties: INodeProperties[] = [
 	phoneProperty(
@@ -26,18 +27,16 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const phone = normalizePhone(node, this.getNodeParameter('phone', itemIndex), 'Phone', itemIndex);
+	const phone = normalizePhone(this.getNodeParameter('phone', itemIndex), 'Phone');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const body: IDataObject = { phone, ...mediaUrlBody.call(this, itemIndex, options) };
-	if (options.whatsappNumberId !== undefined && options.whatsappNumberId !== '') {
-		body.whatsappNumberId = requireId(node, options.whatsappNumberId, 'WhatsApp Number', itemIndex);
-	}
+	const number = sendingNumber(options);
+	const body: IDataObject = {
+		phone,
+		...mediaUrlBody.call(this, itemIndex, options),
+		...number.body,
+	};
 	return (await apiRequest.call(this, 'POST', path`/messenger/messages/send/media-to-phone`, {
-		body: { ...body, ...extraBody.call(this, options, itemIndex) },
-		// The chat is found or opened by phone, so a 404 can only be about the sending number.
-		errorContext: body.whatsappNumberId
-			? { resource: 'WhatsApp number', id: String(body.whatsappNumberId), itemIndex }
-			: { itemIndex },
+		body: { ...body, ...extraBody(options) },
+		errorContext: number.errorContext,
 	})) as IDataObject;
 }

@@ -7,7 +7,8 @@ import {
 	listLimits,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
-import { apiRequestAllItems, path } from '../../../shared/transport';
+import { apiRequestAllItems } from '../../../shared/pagination';
+import { path } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [...returnAllOrLimit(), listOptions()];
 
@@ -20,7 +21,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return await apiRequestAllItems.call(this, path`/messenger/messages/whatsapp-numbers`, {
 		...listLimits.call(this, itemIndex),
-		qs: extraQuery.call(this, options, itemIndex),
-		errorContext: { itemIndex },
+		qs: extraQuery(options),
 	});
 }

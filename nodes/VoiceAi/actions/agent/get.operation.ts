@@ -15,6 +15,6 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorId.call(this, 'agentId', 'Agent', itemIndex);
 	return (await apiRequest.call(this, 'GET', path`/voice/agents/${id}`, {
-		errorContext: { resource: 'Agent', id, itemIndex },
+		errorContext: { resource: 'Agent', id },
 	})) as IDataObject;
 }

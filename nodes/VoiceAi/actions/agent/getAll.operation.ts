@@ -7,7 +7,8 @@ import {
 	listLimits,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
-import { apiRequestAllItems, path } from '../../../shared/transport';
+import { apiRequestAllItems } from '../../../shared/pagination';
+import { path } from '../../../shared/transport';
 import { sortOption } from '../common';
 
 const properties: INodeProperties[] = [...returnAllOrLimit(), listOptions(sortOption)];
@@ -19,11 +20,10 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = { ...extraQuery.call(this, options, itemIndex) };
+	const qs: IDataObject = { ...extraQuery(options) };
 	if (options.sort) qs.sort = options.sort;
 	return await apiRequestAllItems.call(this, path`/voice/agents`, {
 		...listLimits.call(this, itemIndex),
 		qs,
-		errorContext: { itemIndex },
 	});
 }

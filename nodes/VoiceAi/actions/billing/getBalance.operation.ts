@@ -10,8 +10,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return (await apiRequest.call(this, 'GET', path`/voice/billing/balance`, {
-		errorContext: { itemIndex },
-	})) as IDataObject;
+export async function execute(this: IExecuteFunctions): Promise<IDataObject> {
+	return (await apiRequest.call(this, 'GET', path`/voice/billing/balance`, {})) as IDataObject;
 }

@@ -23,7 +23,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		errorContext: {
 			resource: 'Campaign',
 			id,
-			itemIndex,
 			conflictMessage: `Campaign "${id}" is already finished (completed, cancelled or failed), so it cannot be cancelled (409).`,
 		},
 	})) as IDataObject;

@@ -15,6 +15,6 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorId.call(this, 'campaignId', 'Campaign', itemIndex);
 	return (await apiRequest.call(this, 'GET', path`/voice/campaigns/${id}`, {
-		errorContext: { resource: 'Campaign', id, itemIndex },
+		errorContext: { resource: 'Campaign', id },
 	})) as IDataObject;
 }

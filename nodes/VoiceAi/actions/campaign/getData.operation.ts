@@ -7,7 +7,8 @@ import {
 	listLimits,
 	returnAllOrLimit,
 } from '../../../shared/descriptions';
-import { apiRequestAllItems, path } from '../../../shared/transport';
+import { apiRequestAllItems } from '../../../shared/pagination';
+import { path } from '../../../shared/transport';
 import { locatorId } from '../../../shared/validation';
 import { campaignLocator } from '../common';
 
@@ -24,7 +25,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return await apiRequestAllItems.call(this, path`/voice/campaigns/${id}/data`, {
 		...listLimits.call(this, itemIndex),
-		qs: extraQuery.call(this, options, itemIndex),
-		errorContext: { resource: 'Campaign', id, itemIndex },
+		qs: extraQuery(options),
+		errorContext: { resource: 'Campaign', id },
 	});
 }

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { extraQuery, listOptions } from '../../../shared/descriptions';
+import { InputError } from '../../../shared/errors';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireDate } from '../../../shared/validation';
 
@@ -52,14 +53,10 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<IDataObject | IDataObject[]> {
-	const node = this.getNode();
-	const from = requireDate(node, this.getNodeParameter('from', itemIndex), 'From', itemIndex);
-	const to = requireDate(node, this.getNodeParameter('to', itemIndex), 'To', itemIndex);
+	const from = requireDate(this.getNodeParameter('from', itemIndex), 'From');
+	const to = requireDate(this.getNodeParameter('to', itemIndex), 'To');
 	if (Date.parse(from) > Date.parse(to)) {
-		throw new NodeOperationError(node, `From (${from}) is after To (${to})`, {
-			itemIndex,
-			description: 'Swap the two dates.',
-		});
+		throw new InputError(`From (${from}) is after To (${to})`, 'Swap the two dates.');
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const response = (await apiRequest.call(this, 'GET', path`/voice/reports/trends`, {
@@ -67,9 +64,8 @@ export async function execute(
 			from,
 			to,
 			granularity: this.getNodeParameter('granularity', itemIndex) as string,
-			...extraQuery.call(this, options, itemIndex),
+			...extraQuery(options),
 		},
-		errorContext: { itemIndex },
 	})) as IDataObject;
 	const periods = response?.items;
 	if (options.splitIntoItems !== false && Array.isArray(periods)) return periods as IDataObject[];

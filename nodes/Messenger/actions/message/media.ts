@@ -1,17 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { requireOneOf, requireText, requireUrl } from '../../shared/validation';
-import { CAPTION_MAX_LENGTH } from './common';
+import { valueOptions } from '../../../shared/descriptions';
+import { requireOneOf, requireText, requireUrl } from '../../../shared/validation';
+import { CAPTION_MAX_LENGTH } from '../common';
 
 /** Media kinds the send endpoints take for a file given by URL. */
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
-
-export const mediaTypeOptions = [
-	{ name: 'Audio', value: 'audio' },
-	{ name: 'Document', value: 'document' },
-	{ name: 'Image', value: 'image' },
-	{ name: 'Video', value: 'video' },
-];
 
 /** The URL and kind of a file sent by URL (Send Media by URL, Send Media to Phone). */
 export const mediaUrlProperties: INodeProperties[] = [
@@ -28,7 +22,7 @@ export const mediaUrlProperties: INodeProperties[] = [
 		displayName: 'Media Type',
 		name: 'mediaType',
 		type: 'options',
-		options: mediaTypeOptions,
+		options: valueOptions(MEDIA_TYPES, { sortByName: true }),
 		default: 'image',
 	},
 ];
@@ -47,23 +41,16 @@ export function mediaUrlBody(
 	itemIndex: number,
 	options: IDataObject,
 ): IDataObject {
-	const node = this.getNode();
 	const body: IDataObject = {
-		url: requireUrl(node, this.getNodeParameter('url', itemIndex), 'Media URL', itemIndex),
-		type: requireOneOf(
-			node,
-			this.getNodeParameter('mediaType', itemIndex),
-			'Media Type',
-			MEDIA_TYPES,
-			itemIndex,
-		),
+		url: requireUrl(this.getNodeParameter('url', itemIndex), 'Media URL'),
+		type: requireOneOf(this.getNodeParameter('mediaType', itemIndex), 'Media Type', MEDIA_TYPES),
 	};
-	const caption = requireText(node, options.caption, 'Caption', itemIndex, {
+	const caption = requireText(options.caption, 'Caption', {
 		maxLength: CAPTION_MAX_LENGTH,
 		optional: true,
 	});
 	if (caption !== '') body.caption = caption;
-	const fileName = requireText(node, options.fileName, 'File Name', itemIndex, {
+	const fileName = requireText(options.fileName, 'File Name', {
 		maxLength: 255,
 		optional: true,
 	}).trim();

@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
+import { serverMessage, TokenExchangeError } from '../errors';
 import { normalizeBaseUrl } from './baseUrl';
 
 export const EXCHANGE_ENDPOINT = '/api/v1/auth/token';
@@ -10,51 +11,6 @@ interface FullResponse {
 	statusCode: number;
 	headers?: Record<string, unknown>;
 	body?: unknown;
-}
-
-/**
- * Raised when the client id and secret cannot be exchanged; the message holds no secret.
- * n8n wraps it in a NodeApiError, which swaps the message for a stock text when it finds a
- * `statusCode`/`status`/`code` property or a network code in the text: so the status lives in
- * `httpStatus` and network failures are described in words.
- */
-export class TokenExchangeError extends Error {
-	constructor(
-		message: string,
-		readonly httpStatus?: number,
-	) {
-		super(message);
-		this.name = 'TokenExchangeError';
-	}
-}
-
-/** The server's own words from an error body of any shape, or '' when it said nothing usable. */
-export function serverMessage(body: unknown): string {
-	if (body === undefined || body === null) return '';
-	if (typeof body === 'string') {
-		const text = body.trim();
-		if (!text) return '';
-		try {
-			return serverMessage(JSON.parse(text));
-		} catch {
-			return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-		}
-	}
-	if (Buffer.isBuffer(body)) return serverMessage(body.toString('utf8'));
-	if (Array.isArray(body))
-		return body
-			.map((part) => serverMessage(part))
-			.filter(Boolean)
-			.join('; ');
-	if (typeof body === 'object') {
-		const record = body as Record<string, unknown>;
-		for (const key of ['message', 'error_description', 'detail', 'error']) {
-			const found = serverMessage(record[key]);
-			if (found) return found;
-		}
-		return '';
-	}
-	return String(body);
 }
 
 /** Seconds until expiry: the JWT's `exp` claim wins over `expires_in` (read, never verified). */
