@@ -1,7 +1,7 @@
 // Endpoint handlers, request validation and state transitions of the sandbox's Integration API.
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
-import { createRandom, finishedCall, hashString } from './data.mjs';
+import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mjs';
 
 /**
  * @typedef {import('./data.mjs').SandboxState} SandboxState
@@ -533,6 +533,29 @@ function sendMedia(api, { body: raw }) {
 	};
 }
 
+/**
+ * The chat of a phone: its open chat, else its latest chat, else a new open chat.
+ * @param {ApiContext} api @param {string} phone
+ */
+function chatOfPhone(api, phone) {
+	const chats = api.state.chats;
+	const chat =
+		chats.find((c) => c.phone === phone && c.status === 'open') ??
+		chats.findLast((c) => c.phone === phone);
+	if (chat) return chat;
+	const contact = api.state.contacts.find((c) => c.phone === phone);
+	/** @type {Chat} */
+	const created = {
+		id: api.newId('cht'),
+		contactId: contact?.id ?? null,
+		phone,
+		status: 'open',
+		important: false,
+		updatedAt: nowIso(),
+	};
+	return insert(chats, created);
+}
+
 /** @type {Handler} */
 function sendMediaToPhone(api, { body: raw }) {
 	const body = requireObjectBody(raw);
@@ -542,24 +565,7 @@ function sendMediaToPhone(api, { body: raw }) {
 	checkMedia(body, errors);
 	failIfAny(errors);
 	checkWhatsappNumber(api, body.whatsappNumberId);
-	const phone = /** @type {string} */ (body.phone);
-	const chats = api.state.chats;
-	let chat =
-		chats.find((c) => c.phone === phone && c.status === 'open') ??
-		chats.findLast((c) => c.phone === phone);
-	if (!chat) {
-		const contact = api.state.contacts.find((c) => c.phone === phone);
-		/** @type {Chat} */
-		const created = {
-			id: api.newId('cht'),
-			contactId: contact?.id ?? null,
-			phone,
-			status: 'open',
-			important: false,
-			updatedAt: nowIso(),
-		};
-		chat = insert(chats, created);
-	}
+	const chat = chatOfPhone(api, /** @type {string} */ (body.phone));
 	const type = /** @type {Message['type']} */ (body.type);
 	return {
 		status: 200,
@@ -730,10 +736,81 @@ function chatHistory(api, { params, query }) {
 	const chat = requireChat(api, params.chatId);
 	const paging = parsePaging(query);
 	failIfAny(paging.errors);
+	// By createdAt, then id: messages may share a createdAt (decisions.md).
 	const history = api.state.messages
 		.filter((m) => m.chatId === chat.id)
-		.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+		.sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));
 	return { status: 200, body: pageOf(history, paging) };
+}
+
+/** @param {string} a @param {string} b */
+const compare = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Types a customer can write through the control endpoint: every message type. */
+export const CUSTOMER_MESSAGE_TYPES = Object.freeze(['text', ...MEDIA_TYPES, 'location']);
+/** Most messages one control call adds. */
+export const MAX_CUSTOMER_MESSAGES = 1000;
+
+/**
+ * The content a customer writes: the text, a media object with the text as caption, or a place.
+ * @param {ApiContext} api @param {Message['type']} type @param {string} text
+ * @returns {Message['content']}
+ */
+function customerContent(api, type, text) {
+	if (type === 'text') return text;
+	if (type === 'location') return { latitude: 40.4168, longitude: -3.7038, name: text };
+	const extension = { image: 'jpg', video: 'mp4', audio: 'ogg', document: 'pdf' }[type];
+	return { url: `https://example.com/media/${api.random.hex(8)}.${extension}`, caption: text };
+}
+
+/**
+ * Control (sandbox only, not an API endpoint): a customer writes `count` inbound messages (1 to
+ * MAX_CUSTOMER_MESSAGES) into the chat `chatId`, or the chat of `phone` (a closed one is reopened,
+ * none opens one), or else the demo chat (the first one). `type` (text) and `text` (a seeded
+ * customer text; numbered when there are several) make the content; the first `createdAt` is
+ * `createdAt` (default now), each next one 1 ms later, or the same with `sameCreatedAt: true`.
+ * @param {ApiContext} api @param {unknown} raw
+ * @returns {{ chat: Chat, items: Message[] }}
+ */
+export function customerWrites(api, raw) {
+	const body = raw === undefined || raw === null ? {} : requireObjectBody(raw);
+	/** @type {string[]} */
+	const errors = [];
+	for (const name of ['chatId', 'text', 'createdAt'])
+		checkString(body, name, errors, { optional: true });
+	if (body.phone !== undefined) checkPhone(body, 'phone', errors);
+	const type = /** @type {Message['type']} */ (body.type ?? 'text');
+	if (!CUSTOMER_MESSAGE_TYPES.includes(type)) errors.push(oneOf('type', CUSTOMER_MESSAGE_TYPES));
+	const count = body.count ?? 1;
+	if (!Number.isInteger(count) || Number(count) < 1 || Number(count) > MAX_CUSTOMER_MESSAGES)
+		errors.push(`count must be an integer from 1 to ${MAX_CUSTOMER_MESSAGES}`);
+	const first = body.createdAt === undefined ? Date.now() : Date.parse(String(body.createdAt));
+	if (Number.isNaN(first)) errors.push('createdAt must be an ISO 8601 date');
+	failIfAny(errors);
+	const chat = body.chatId
+		? requireChat(api, String(body.chatId))
+		: body.phone
+			? chatOfPhone(api, String(body.phone))
+			: api.state.chats[0];
+	chat.status = 'open';
+	const base = typeof body.text === 'string' ? body.text : api.random.pick(INBOUND_TEXTS);
+	const items = Array.from({ length: Number(count) }, (_, i) => {
+		const text = Number(count) > 1 ? `${base} (${i + 1}/${count})` : base;
+		/** @type {Message} */
+		const message = {
+			id: api.newId('msg'),
+			chatId: chat.id,
+			direction: 'inbound',
+			type,
+			content: customerContent(api, type, text),
+			status: 'delivered',
+			reaction: null,
+			createdAt: new Date(body.sameCreatedAt === true ? first : first + i).toISOString(),
+		};
+		return insert(api.state.messages, message);
+	});
+	chat.updatedAt = items[items.length - 1].createdAt;
+	return { chat, items };
 }
 
 // ---------------------------------------------------------------- messenger: chats

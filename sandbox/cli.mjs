@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 // Runs the sandbox API server until SIGINT/SIGTERM: node sandbox/cli.mjs [--port 4010] [--help]
 import { parseArgs } from 'node:util';
-import { DEFAULT_OPTIONS, DEMO_CLIENTS, ENDPOINTS, startSandbox } from './server.mjs';
+import {
+	CUSTOMER_MESSAGES_PATH,
+	DEFAULT_OPTIONS,
+	DEMO_CLIENTS,
+	ENDPOINTS,
+	startSandbox,
+} from './server.mjs';
 
 const DEFAULT_CLI_PORT = 4010;
 
@@ -45,6 +51,15 @@ ${Object.entries(NUMERIC_FLAGS)
   --quiet                   do not print each request
   --help                    show this text
 
+Make a customer write to a running sandbox (the one at --host/--port) instead of starting one:
+  --write                   inbound WhatsApp messages from the demo customer (the first chat)
+  --text <text>             what the customer writes (default: a sample text; the caption of media)
+  --chat <id> | --phone <p> write in that chat, or as that phone (opens a chat when it has none)
+  --count <n>               that many messages (default 1, at most 1000), 1 ms apart
+  --type <type>             text (default), image, video, audio, document or location
+  --at <ISO date>           createdAt of the first message (default now)
+  --same-time               every message gets the same createdAt
+
 --progress-ms 0 stops campaigns and broadcast messages from progressing on their own;
 --rate-limit 0 and --token-rate-limit 0 disable the limits.`;
 
@@ -63,6 +78,14 @@ const { values } = parseArgs({
 		host: { type: 'string' },
 		faults: { type: 'string' },
 		quiet: { type: 'boolean', default: false },
+		write: { type: 'boolean', default: false },
+		text: { type: 'string' },
+		chat: { type: 'string' },
+		phone: { type: 'string' },
+		count: { type: 'string' },
+		type: { type: 'string' },
+		at: { type: 'string' },
+		'same-time': { type: 'boolean', default: false },
 		help: { type: 'boolean', short: 'h', default: false },
 		...Object.fromEntries(Object.keys(NUMERIC_FLAGS).map((flag) => [flag, { type: 'string' }])),
 	},
@@ -93,6 +116,38 @@ if (faultsText) {
 		console.error(`--faults must be JSON such as '{"serverErrorRate":0.05,"seed":1}': ${error.message}`);
 		process.exit(2);
 	}
+}
+
+if (values.write) {
+	// The control endpoint of the sandbox already running (e.g. the one `npm start` runs).
+	const body = {
+		text: values.text,
+		chatId: values.chat,
+		phone: values.phone,
+		count: values.count === undefined ? undefined : Number(values.count),
+		type: values.type,
+		createdAt: values.at,
+		sameCreatedAt: values['same-time'],
+	};
+	const url = `http://${options.host}:${options.port}${CUSTOMER_MESSAGES_PATH}`;
+	const response = await fetch(url, { method: 'POST', body: JSON.stringify(body) }).catch(
+		(error) => {
+			console.error(
+				`No sandbox answers at ${url} (${error.cause?.code ?? error.message}): start it first (npm start or npm run sandbox).`,
+			);
+			process.exit(1);
+		},
+	);
+	const answer = await response.json();
+	if (!response.ok) {
+		console.error(`The sandbox refused: ${[].concat(answer.message).join('; ')}`);
+		process.exit(2);
+	}
+	for (const m of answer.items)
+		console.log(
+			`${m.createdAt} ${m.id} ${m.type} in chat ${m.chatId} (${answer.chat.phone}): ${JSON.stringify(m.content)}`,
+		);
+	process.exit(0);
 }
 
 const sandbox = await startSandbox(options);

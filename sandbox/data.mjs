@@ -12,7 +12,8 @@
  * @typedef {{ id: string, contactId: string | null, phone: string, status: 'open' | 'closed', important: boolean, updatedAt: string }} Chat
  * @typedef {'text' | 'image' | 'video' | 'audio' | 'document' | 'location'} MessageType
  * @typedef {'queued' | 'sent' | 'delivered' | 'read' | 'failed'} DeliveryStatus
- * @typedef {{ id: string, chatId: string, direction: 'inbound' | 'outbound', type: MessageType, content: Record<string, unknown>, status: DeliveryStatus, reaction: string | null, createdAt: string }} Message
+ * @typedef {{ id: string, chatId: string, direction: 'inbound' | 'outbound', type: MessageType, content: string | Record<string, unknown>, status: DeliveryStatus, reaction: string | null, createdAt: string }} Message
+ *   `content` is the text for `text` messages, an object for the others (decisions.md).
  * @typedef {{ id: string, channel: 'whatsapp' | 'sms' | 'email', recipient: string, status: DeliveryStatus, error?: string, createdAt: string, updatedAt: string }} BroadcastMessage
  * @typedef {{ id: string, phone: string, name: string, status: 'connected' | 'disconnected' }} WhatsappNumber
  * @typedef {{ id: string, fileName: string, mimeType: string, size: number, sha256: string, chatId: string, caption: string | null, messageId: string, createdAt: string }} Upload
@@ -227,7 +228,8 @@ const CITIES = [
 	'Austin',
 ];
 const PLANS = ['free', 'pro', 'enterprise'];
-const INBOUND_TEXTS = [
+/** What seeded customers write; the customer-messages control endpoint reuses them. */
+export const INBOUND_TEXTS = [
 	'Hi, I have a question about my order.',
 	'Can you tell me when my delivery arrives?',
 	'Thanks, that works for me.',
@@ -588,8 +590,8 @@ export function createSeedState(options, newId, findCampaign) {
 			const roll = random.next();
 			/** @type {MessageType} */
 			let type = 'text';
-			/** @type {Record<string, unknown>} */
-			let content = { text: random.pick(direction === 'inbound' ? INBOUND_TEXTS : OUTBOUND_TEXTS) };
+			/** @type {Message['content']} */
+			let content = random.pick(direction === 'inbound' ? INBOUND_TEXTS : OUTBOUND_TEXTS);
 			if (roll > 0.9) {
 				type = 'image';
 				content = {

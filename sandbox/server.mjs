@@ -2,7 +2,15 @@
 import { appendFileSync } from 'node:fs';
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { HttpError, ROUTES, advanceOnce, findById, insert, matchRoute } from './api.mjs';
+import {
+	HttpError,
+	ROUTES,
+	advanceOnce,
+	customerWrites,
+	findById,
+	insert,
+	matchRoute,
+} from './api.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
 import { createFaultInjector } from './faults.mjs';
 
@@ -38,6 +46,7 @@ import { createFaultInjector } from './faults.mjs';
  *   tokenRequests: () => LogEntry[],
  *   advance: (steps?: number) => void,
  *   addCampaign: (partial?: Partial<Campaign>) => Campaign,
+ *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
  *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
@@ -83,6 +92,8 @@ export const DEFAULT_OPTIONS = Object.freeze({
 });
 
 export const TOKEN_PATH = '/api/v1/auth/token';
+/** Control endpoint (not part of the API, outside its log, faults and limits): a customer writes. */
+export const CUSTOMER_MESSAGES_PATH = '/sandbox/customer-messages';
 const WINDOW_MS = 60_000;
 const MAX_JSON_BYTES = 1024 * 1024;
 const INVALID_TOKEN = 'Invalid or expired token';
@@ -372,6 +383,7 @@ export async function startSandbox(options = {}) {
 		};
 		// Express-style: one trailing slash is ignored.
 		if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+		if (path === CUSTOMER_MESSAGES_PATH) return await writeAsCustomer(req, res);
 
 		/** @type {import('./api.mjs').ApiResult} */
 		let result;
@@ -459,6 +471,29 @@ export async function startSandbox(options = {}) {
 		res.end(payload);
 	}
 
+	/**
+	 * POST CUSTOMER_MESSAGES_PATH with the options of customerWrites (api.mjs): 201 `{ chat, items }`.
+	 * @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res
+	 */
+	async function writeAsCustomer(req, res) {
+		/** @type {import('./api.mjs').ApiResult} */
+		let result;
+		try {
+			if (req.method !== 'POST')
+				throw new HttpError(404, `Cannot ${req.method} ${CUSTOMER_MESSAGES_PATH}`);
+			result = { status: 201, body: customerWrites(api, parseJson(await readBody(req))) };
+		} catch (error) {
+			if (!(error instanceof HttpError)) throw error;
+			result = { status: error.statusCode, body: error.toBody() };
+		}
+		const payload = JSON.stringify(result.body);
+		res.writeHead(result.status, {
+			'Content-Type': 'application/json; charset=utf-8',
+			'Content-Length': Buffer.byteLength(payload),
+		});
+		res.end(payload);
+	}
+
 	const server = createServer({ keepAlive: true }, (req, res) => {
 		handle(req, res).catch((error) => {
 			res.destroy(error);
@@ -506,6 +541,9 @@ export async function startSandbox(options = {}) {
 		},
 		advance(steps = 1) {
 			for (let i = 0; i < steps; i++) advanceOnce(api);
+		},
+		customerWrites(options = {}) {
+			return customerWrites(api, options);
 		},
 		addCampaign(partial = {}) {
 			const campaigns = state.campaigns;
