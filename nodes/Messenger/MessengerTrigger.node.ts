@@ -12,6 +12,10 @@ import {
 	MAX_WATCHED_MESSAGES,
 	pollBroadcastStatusEvent,
 } from './trigger/broadcastStatus';
+import { pollMessageReceivedEvent } from './trigger/messageReceived';
+import { messageReceivedProperties } from './trigger/messageReceivedDescription';
+
+const broadcastOnly = { show: { event: ['broadcastStatusChanged'] } };
 
 export class MessengerTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -22,7 +26,7 @@ export class MessengerTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["event"] }}',
 		description:
-			'WhatsApp messages, chats, contacts and broadcasts: start a workflow when a broadcast message changes status',
+			'WhatsApp messages, chats, contacts and broadcasts: start a workflow when a customer writes or a broadcast message changes status',
 		defaults: { name: 'Messenger Trigger' },
 		polling: true,
 		inputs: [],
@@ -35,6 +39,7 @@ export class MessengerTrigger implements INodeType {
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
+				displayOptions: broadcastOnly,
 			},
 			{
 				displayName: 'Event',
@@ -48,6 +53,12 @@ export class MessengerTrigger implements INodeType {
 						value: 'broadcastStatusChanged',
 						description: 'A watched broadcast message moved to another status',
 					},
+					{
+						name: 'Message Received',
+						value: 'messageReceived',
+						description:
+							'A new message in one of the watched chats (by default: from the customer)',
+					},
 				],
 			},
 			{
@@ -58,6 +69,7 @@ export class MessengerTrigger implements INodeType {
 				default: '',
 				placeholder: 'e.g. bcm_1a2b3, bcm_4c5d6',
 				description: `IDs separated by commas, spaces or new lines, or an expression giving an array of IDs (at most ${MAX_WATCHED_MESSAGES}). A message is no longer watched once it is read or failed.`,
+				displayOptions: broadcastOnly,
 			},
 			{
 				displayName: 'Only These Statuses',
@@ -67,13 +79,16 @@ export class MessengerTrigger implements INodeType {
 				options: valueOptions(BROADCAST_STATUSES),
 				description:
 					'Fire only when a message reaches one of these statuses; none chosen means any status',
+				displayOptions: broadcastOnly,
 			},
+			...messageReceivedProperties,
 		],
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const event = this.getNodeParameter('event') as string;
 		if (event === 'broadcastStatusChanged') return await pollBroadcastStatusEvent(this);
+		if (event === 'messageReceived') return await pollMessageReceivedEvent(this);
 		throw new NodeOperationError(this.getNode(), `Unknown event "${event}"`);
 	}
 }

@@ -1,0 +1,73 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../../shared/pagination';
+
+/**
+ * Most message IDs a cursor keeps for the messages that share its newest `createdAt`. Past it the
+ * greatest IDs are kept and `floor` says the smaller ones at that time were seen too, so the
+ * state stays bounded even for a burst of messages stamped with one time.
+ */
+export const MAX_TIED_IDS = MAX_PAGE_SIZE;
+
+/**
+ * Where a chat stands: the newest `createdAt` seen and the IDs seen at exactly that time (the API
+ * may stamp several messages with one time, and one of them may arrive after a poll read the
+ * others). A message is new when it is later, or at that time with an ID not seen.
+ */
+export interface ChatCursor {
+	at: string;
+	ids: string[];
+	/** More than MAX_TIED_IDS shared `at`: IDs below ids[0] at `at` were seen too. */
+	floor?: boolean;
+}
+
+/** A message's time as a comparable ISO string (text that is no date is compared as it is). */
+export function messageTime(message: IDataObject): string {
+	const text = String(message.createdAt ?? '');
+	const ms = Date.parse(text);
+	return Number.isNaN(ms) ? text : new Date(ms).toISOString();
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Oldest first: by `createdAt`, then by ID (the order decisions.md gives for equal times). */
+export function byTime(a: IDataObject, b: IDataObject): number {
+	return compareText(messageTime(a), messageTime(b)) || compareText(String(a.id), String(b.id));
+}
+
+/** Whether a message is after the cursor, i.e. not reported yet. */
+export function isAfter(cursor: ChatCursor, message: IDataObject): boolean {
+	const at = messageTime(message);
+	if (at !== cursor.at) return at > cursor.at;
+	const id = String(message.id);
+	if (cursor.ids.includes(id)) return false;
+	return !(cursor.floor && cursor.ids.length > 0 && id < cursor.ids[0]);
+}
+
+/** Whether a newest-first page reached messages older than `at`: later pages hold only older ones. */
+export function reachedOlder(items: IDataObject[], at: string): boolean {
+	return items.some((message) => messageTime(message) < at);
+}
+
+/** The newest time among messages, or undefined for none. */
+export function newestTime(messages: IDataObject[]): string | undefined {
+	let newest: string | undefined;
+	for (const message of messages) {
+		const at = messageTime(message);
+		if (newest === undefined || at > newest) newest = at;
+	}
+	return newest;
+}
+
+/** The cursor after `messages` were read (the old cursor's IDs are kept when the time stays). */
+export function advanceCursor(cursor: ChatCursor, messages: IDataObject[]): ChatCursor {
+	const newest = newestTime(messages);
+	if (newest === undefined || newest < cursor.at) return cursor;
+	const tied = messages
+		.filter((message) => messageTime(message) === newest)
+		.map((m) => String(m.id));
+	const ids = [...new Set(newest === cursor.at ? [...cursor.ids, ...tied] : tied)].sort();
+	const floor = (newest === cursor.at && cursor.floor) || ids.length > MAX_TIED_IDS;
+	const kept = ids.slice(-MAX_TIED_IDS);
+	return floor ? { at: newest, ids: kept, floor: true } : { at: newest, ids: kept };
+}

@@ -1,0 +1,208 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import { asNodeError, describeFailure } from '../../shared/errors';
+import { listPage, listPages } from '../../shared/pagination';
+import { runPoll, triggerSetting } from '../../shared/poll';
+import { apiRequest, path } from '../../shared/transport';
+import type { ChatCursor } from './messageCursor';
+import {
+	advanceCursor,
+	byTime,
+	isAfter,
+	messageTime,
+	newestTime,
+	reachedOlder,
+} from './messageCursor';
+import type { MessageFilter, WatchEntry } from './messageSettings';
+import { messageFilter, receivedMessage, wanted, watchEntries } from './messageSettings';
+
+/**
+ * What the trigger keeps per entry (a few fields): the chat's cursor; `chatId` once a phone was
+ * matched to its chat (no `chatId` for a phone: not matched yet, `at` is when watching began);
+ * `missing` for a chat ID the API does not know (no longer asked for while it stays listed).
+ */
+export interface ChatWatch extends ChatCursor {
+	chatId?: string;
+	missing?: boolean;
+}
+
+export interface MessageWatchState {
+	chats: Record<string, ChatWatch>;
+}
+
+/** The open chat of a phone, or undefined while it has none. */
+async function chatOfPhone(context: IPollFunctions, phone: string): Promise<string | undefined> {
+	const answer = (await apiRequest.call(context, 'GET', path`/messenger/chats/check-existing`, {
+		qs: { phone },
+	})) as IDataObject | undefined;
+	return answer?.exists && answer.chatId ? String(answer.chatId) : undefined;
+}
+
+const historyPath = (chatId: string) => path`/messenger/messages/chat/${chatId}`;
+
+/**
+ * The messages of a chat after `cursor`, oldest first, and the cursor after them; without a
+ * cursor, a baseline (the newest messages are recorded, none is new). Pages come newest first
+ * and are followed until one reaches messages older than the cursor. Undefined: the chat is gone.
+ */
+export async function readChat(
+	context: IPollFunctions,
+	chatId: string,
+	cursor: ChatCursor | undefined,
+): Promise<{ fresh: IDataObject[]; cursor: ChatCursor } | undefined> {
+	// Pages may shift while they are read (a message arriving moves the others down): by ID, once.
+	const read = new Map<string, IDataObject>();
+	let boundary = cursor?.at;
+	try {
+		for await (const page of listPages.call(context, historyPath(chatId), {
+			qs: { sort: 'desc' },
+			errorContext: { resource: 'Chat', id: chatId },
+		})) {
+			for (const message of page.items) read.set(String(message.id), message);
+			boundary ??= newestTime(page.items);
+			if (boundary === undefined || reachedOlder(page.items, boundary)) break;
+		}
+	} catch (error) {
+		// A 404 here means the chat does not exist (any other failure is the poll's).
+		if (describeFailure(error).status === 404) return undefined;
+		throw asNodeError(context.getNode(), error);
+	}
+	const messages = [...read.values()];
+	if (!cursor) return { fresh: [], cursor: advanceCursor({ at: '', ids: [] }, messages) };
+	const fresh = messages.filter((message) => isAfter(cursor, message)).sort(byTime);
+	return { fresh, cursor: advanceCursor(cursor, messages) };
+}
+
+/** One watched entry moved on by one poll: its new state and its new messages. */
+export async function advanceEntry(
+	context: IPollFunctions,
+	entry: WatchEntry,
+	watch: ChatWatch | undefined,
+	now: string,
+): Promise<{ watch: ChatWatch; fresh: IDataObject[] }> {
+	if (watch?.missing) return { watch, fresh: [] };
+	const chatId =
+		entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)));
+	// A phone without a chat yet: asked again next poll; its chat's messages from `at` on count.
+	const waiting: ChatWatch = { at: watch?.at ?? now, ids: watch?.ids ?? [] };
+	if (!chatId) return { watch: waiting, fresh: [] };
+	// A phone matched just now starts at the time it began to be watched, not at a baseline.
+	const cursor = watch ? { at: watch.at, ids: watch.ids, floor: watch.floor } : undefined;
+	const read = await readChat(context, chatId, cursor);
+	if (!read) {
+		context.logger.warn(
+			entry.phone
+				? `${context.getNode().name}: chat "${chatId}" of ${entry.phone} was not found; the phone is checked again at the next poll`
+				: `${context.getNode().name}: chat "${chatId}" was not found; it is not watched`,
+		);
+		return { watch: entry.phone ? waiting : { at: '', ids: [], missing: true }, fresh: [] };
+	}
+	const next: ChatWatch = { ...read.cursor, ...(entry.phone ? { chatId } : {}) };
+	return {
+		watch: next,
+		fresh: read.fresh.map((message) => ({ ...message, chatId: message.chatId ?? chatId })),
+	};
+}
+
+/** Adds the wanted messages of one entry to `found`, by message ID (a chat listed twice by ID and by phone reports each message once, with the phone). */
+function collect(
+	found: Map<string, IDataObject>,
+	fresh: IDataObject[],
+	entry: WatchEntry,
+	filter: MessageFilter,
+): void {
+	for (const message of fresh.filter((m) => wanted(filter, m))) {
+		const known = found.get(String(message.id));
+		if (!known || (known.phone === null && entry.phone)) {
+			found.set(String(message.id), receivedMessage(message, entry.phone));
+		}
+	}
+}
+
+/**
+ * One poll over every watched entry. Entries new to the state get a baseline of their own;
+ * entries no longer listed leave it. With `isolate`, an entry that could not be read keeps its
+ * state and is logged while the others move on (all failing fails the poll); without, the first
+ * failure fails it (the first poll: activation shows the error).
+ */
+export async function pollMessages(
+	context: IPollFunctions,
+	entries: WatchEntry[],
+	state: MessageWatchState,
+	filter: MessageFilter,
+	isolate: boolean,
+): Promise<{ items: IDataObject[]; state: MessageWatchState }> {
+	const now = new Date().toISOString();
+	const chats: Record<string, ChatWatch> = {};
+	const found = new Map<string, IDataObject>();
+	const failed: string[] = [];
+	for (const entry of entries) {
+		const watch = state.chats[entry.key];
+		try {
+			const result = await advanceEntry(context, entry, watch, now);
+			chats[entry.key] = result.watch;
+			collect(found, result.fresh, entry, filter);
+		} catch (error) {
+			if (!isolate || failed.length + 1 === entries.length) {
+				throw asNodeError(context.getNode(), error);
+			}
+			failed.push(`chat ${entry.key}: ${(error as Error).message}`);
+			if (watch) chats[entry.key] = watch;
+		}
+	}
+	for (const failure of failed) {
+		context.logger.warn(
+			`${context.getNode().name}: ${failure}; it is read again at the next poll, nothing is lost`,
+		);
+	}
+	const items = [...found.values()].sort((a, b) =>
+		byTime(a.message as IDataObject, b.message as IDataObject),
+	);
+	return { items, state: { chats } };
+}
+
+/** Fetch Test Event: the latest wanted message of the watched chats; nothing is recorded. */
+export async function messageSample(
+	context: IPollFunctions,
+	entries: WatchEntry[],
+	state: MessageWatchState | undefined,
+	filter: MessageFilter,
+): Promise<IDataObject[]> {
+	let latest: IDataObject | undefined;
+	for (const entry of entries) {
+		const watch = state?.chats[entry.key];
+		if (watch?.missing) continue;
+		const chatId =
+			entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)));
+		if (!chatId) continue;
+		let items: IDataObject[];
+		try {
+			({ items } = await listPage.call(context, historyPath(chatId), { qs: { sort: 'desc' } }));
+		} catch (error) {
+			if (describeFailure(error).status === 404) continue;
+			throw asNodeError(context.getNode(), error);
+		}
+		const matches = items.filter((message) => wanted(filter, message)).sort(byTime);
+		const match = matches[matches.length - 1];
+		if (match && (!latest || messageTime(match) > messageTime(latest.message as IDataObject))) {
+			latest = receivedMessage({ ...match, chatId: match.chatId ?? chatId }, entry.phone);
+		}
+	}
+	return latest ? [latest] : [];
+}
+
+/** The Message Received event: new messages of the watched chats, oldest first. */
+export async function pollMessageReceivedEvent(
+	context: IPollFunctions,
+): Promise<INodeExecutionData[][] | null> {
+	const entries = triggerSetting(context, () =>
+		watchEntries(context.getNodeParameter('chats', '')),
+	);
+	const filter = triggerSetting(context, () => messageFilter(context));
+	return await runPoll<MessageWatchState>(context, 'messageReceived', {
+		baseline: async () =>
+			(await pollMessages(context, entries, { chats: {} }, filter, false)).state,
+		poll: async (state) => await pollMessages(context, entries, state, filter, true),
+		sample: async (state) => await messageSample(context, entries, state, filter),
+	});
+}

@@ -1,0 +1,407 @@
+// Messenger Trigger, Message Received: the state transitions of one chat cursor and of a poll,
+// against a scripted chat-history API (pages newest first, as decisions.md says).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
+import {
+	MAX_TIED_IDS,
+	advanceCursor,
+	byTime,
+	isAfter,
+} from '../../nodes/Messenger/trigger/messageCursor.ts';
+import {
+	MAX_WATCHED_CHATS,
+	MESSAGE_TYPES,
+	watchEntries,
+} from '../../nodes/Messenger/trigger/messageSettings.ts';
+import { createPollContext, httpError, scriptedHttp } from '../helpers/context.mjs';
+
+const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+const at = (second) => new Date(T0 + second * 1000).toISOString();
+let counter = 0;
+const message = (chatId, second, extra = {}) => ({
+	id: `msg_${String(++counter).padStart(5, '0')}`,
+	chatId,
+	direction: 'inbound',
+	type: 'text',
+	content: `hello ${counter}`,
+	status: 'delivered',
+	createdAt: at(second),
+	...extra,
+});
+
+/** A chat-history API in memory: chats by id, phones with an open chat, chats that fail. */
+function fakeApi() {
+	const chats = new Map();
+	const phones = new Map();
+	const failing = new Set();
+	const { http, calls } = scriptedHttp(async (options) => {
+		const url = options.url;
+		if (url === '/api/v1/messenger/chats/check-existing') {
+			const chatId = phones.get(options.qs.phone) ?? null;
+			return { exists: chatId !== null, chatId };
+		}
+		const id = decodeURIComponent(/\/messenger\/messages\/chat\/([^/]+)$/.exec(url)[1]);
+		if (failing.has(id)) throw httpError(503, { message: 'Service Unavailable' });
+		if (!chats.has(id)) throw httpError(404, { statusCode: 404, message: 'Chat not found' });
+		const { page = 1, limit = 10, sort = 'desc' } = options.qs ?? {};
+		const sorted = [...chats.get(id)].sort(byTime);
+		if (sort === 'desc') sorted.reverse();
+		const items = sorted.slice((page - 1) * limit, page * limit);
+		return { items, total: sorted.length, page, totalPages: Math.ceil(sorted.length / limit) };
+	});
+	const add = (chatId, ...messages) => {
+		if (!chats.has(chatId)) chats.set(chatId, []);
+		chats.get(chatId).push(...messages);
+		return messages;
+	};
+	const historyCalls = (chatId) =>
+		calls.filter((c) => c.url.endsWith(`/messages/chat/${chatId}`)).length;
+	return { http, calls, chats, phones, failing, add, historyCalls };
+}
+
+function trigger(api, params, staticData = {}) {
+	const node = new MessengerTrigger();
+	const poll = async (mode = 'trigger') => {
+		const { context, warnings } = createPollContext({
+			params: { event: 'messageReceived', direction: 'inbound', messageTypes: [], ...params },
+			http: api.http,
+			credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
+			staticData,
+			mode,
+		});
+		const result = await node.poll.call(context);
+		return { items: result ? result[0].map((i) => i.json) : [], warnings };
+	};
+	return { poll, staticData, state: () => staticData.poll?.state };
+}
+
+const idsOf = (items) => items.map((item) => item.messageId);
+
+describe('chat cursor', () => {
+	const cursor = { at: at(5), ids: ['msg_b'] };
+
+	it('a message is new when later, or at the same time with an ID not seen', () => {
+		assert.equal(isAfter(cursor, { id: 'msg_a', createdAt: at(6) }), true);
+		assert.equal(isAfter(cursor, { id: 'msg_z', createdAt: at(4) }), false);
+		assert.equal(isAfter(cursor, { id: 'msg_b', createdAt: at(5) }), false);
+		assert.equal(isAfter(cursor, { id: 'msg_a', createdAt: at(5) }), true);
+		// Another spelling of the same instant is the same time.
+		assert.equal(isAfter(cursor, { id: 'msg_b', createdAt: '2026-03-01T10:00:05Z' }), false);
+	});
+
+	it('moves to the newest time and keeps the IDs seen there, merged while the time stays', () => {
+		const later = advanceCursor(cursor, [
+			{ id: 'msg_c', createdAt: at(7) },
+			{ id: 'msg_d', createdAt: at(7) },
+			{ id: 'msg_e', createdAt: at(6) },
+		]);
+		assert.deepEqual(later, { at: at(7), ids: ['msg_c', 'msg_d'] });
+		assert.deepEqual(advanceCursor(later, [{ id: 'msg_a', createdAt: at(7) }]), {
+			at: at(7),
+			ids: ['msg_a', 'msg_c', 'msg_d'],
+		});
+		assert.equal(advanceCursor(later, [{ id: 'msg_x', createdAt: at(1) }]), later);
+	});
+
+	it(`stays bounded: past ${MAX_TIED_IDS} IDs at one time, the greatest are kept with a floor`, () => {
+		const tied = Array.from({ length: MAX_TIED_IDS + 20 }, (_, i) => ({
+			id: `msg_${String(i).padStart(4, '0')}`,
+			createdAt: at(9),
+		}));
+		const next = advanceCursor({ at: '', ids: [] }, tied);
+		assert.equal(next.ids.length, MAX_TIED_IDS);
+		assert.equal(next.floor, true);
+		for (const seen of tied) assert.equal(isAfter(next, seen), false, seen.id);
+		assert.equal(isAfter(next, { id: 'msg_9999', createdAt: at(9) }), true);
+	});
+});
+
+describe('Chats parameter', () => {
+	it('reads chat IDs and phones (normalised), once each, from text or an array', () => {
+		assert.deepEqual(watchEntries('cht_1, +34-600-123-456\n0034600123456 cht_1'), [
+			{ key: 'cht_1', chatId: 'cht_1' },
+			{ key: '+34600123456', phone: '+34600123456' },
+		]);
+		assert.deepEqual(watchEntries(['cht_2']), [{ key: 'cht_2', chatId: 'cht_2' }]);
+	});
+
+	it('refuses more than the maximum with advice, and bad entries naming the entry', () => {
+		const many = Array.from({ length: MAX_WATCHED_CHATS + 1 }, (_, i) => `cht_${i}`);
+		assert.throws(
+			() => watchEntries(many),
+			(error) => {
+				assert.match(
+					error.message,
+					new RegExp(`${MAX_WATCHED_CHATS + 1} entries; at most ${MAX_WATCHED_CHATS}`),
+				);
+				assert.match(error.description, /one request per poll/);
+				return true;
+			},
+		);
+		assert.throws(() => watchEntries('cht_1, +3412'), /Chat 2 "\+3412" is not a phone number/);
+		assert.throws(() => watchEntries('cht_1 ../auth'), /Chat 2 "..\/auth" is not a valid ID/);
+		assert.throws(() => watchEntries(''), /Chats is empty/);
+	});
+
+	it('the Message Types option lists the one constant of message types', () => {
+		const property = new MessengerTrigger().description.properties.find(
+			(p) => p.name === 'messageTypes',
+		);
+		assert.deepEqual(
+			property.options.map((o) => o.value),
+			[...MESSAGE_TYPES],
+		);
+	});
+});
+
+describe('Message Received polls', () => {
+	it('baseline emits nothing; then each new message once, oldest first, with its fields', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1), message('cht_a', 2));
+		const t = trigger(api, { chats: 'cht_a' });
+		assert.deepEqual((await t.poll()).items, []);
+		assert.deepEqual(t.state().chats.cht_a.at, at(2));
+		const [m3] = api.add('cht_a', message('cht_a', 4));
+		const [m4] = api.add(
+			'cht_a',
+			message('cht_a', 3, { type: 'image', content: { url: 'https://x/y.jpg', caption: 'look' } }),
+		);
+		const { items } = await t.poll();
+		assert.deepEqual(idsOf(items), [m4.id, m3.id]);
+		assert.deepEqual(items[0], {
+			messageId: m4.id,
+			chatId: 'cht_a',
+			phone: null,
+			direction: 'inbound',
+			type: 'image',
+			text: 'look',
+			createdAt: m4.createdAt,
+			message: m4,
+		});
+		assert.equal(items[1].text, m3.content);
+		assert.deepEqual((await t.poll()).items, []);
+	});
+
+	it('more than a page of new messages: pages are followed to the last seen one, nothing twice', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		const t = trigger(api, { chats: 'cht_a' });
+		await t.poll();
+		const burst = api.add(
+			'cht_a',
+			...Array.from({ length: 250 }, (_, i) => message('cht_a', 10 + i)),
+		);
+		const before = api.historyCalls('cht_a');
+		const { items } = await t.poll();
+		assert.deepEqual(
+			idsOf(items),
+			burst.map((m) => m.id),
+		);
+		assert.equal(api.historyCalls('cht_a') - before, 3, 'pages of 100: 3 requests for 250');
+		const quiet = api.historyCalls('cht_a');
+		assert.deepEqual((await t.poll()).items, []);
+		assert.equal(api.historyCalls('cht_a') - quiet, 1, 'nothing new: one request');
+	});
+
+	it('messages sharing one createdAt, some read by a poll and others arriving after it', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		const t = trigger(api, { chats: 'cht_a' });
+		await t.poll();
+		const first = api.add(
+			'cht_a',
+			message('cht_a', 5, { id: 'msg_m' }),
+			message('cht_a', 5, { id: 'msg_q' }),
+		);
+		assert.deepEqual(
+			idsOf((await t.poll()).items),
+			first.map((m) => m.id),
+		);
+		// Same time, IDs sorting before and after those already seen.
+		const late = api.add(
+			'cht_a',
+			message('cht_a', 5, { id: 'msg_a' }),
+			message('cht_a', 5, { id: 'msg_z' }),
+		);
+		assert.deepEqual(
+			idsOf((await t.poll()).items),
+			late.map((m) => m.id),
+		);
+		assert.deepEqual(t.state().chats.cht_a, {
+			at: at(5),
+			ids: ['msg_a', 'msg_m', 'msg_q', 'msg_z'],
+		});
+		assert.deepEqual((await t.poll()).items, []);
+	});
+
+	it('a chat that fails keeps its state while the others move on; the next poll reports it', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		api.add('cht_b', message('cht_b', 0));
+		const t = trigger(api, { chats: 'cht_a cht_b' });
+		await t.poll();
+		const [a1] = api.add('cht_a', message('cht_a', 1));
+		const [b1] = api.add('cht_b', message('cht_b', 1));
+		api.failing.add('cht_b');
+		const stateOfB = JSON.stringify(t.state().chats.cht_b);
+		const failed = await t.poll();
+		assert.deepEqual(idsOf(failed.items), [a1.id]);
+		assert.match(failed.warnings.join('\n'), /chat cht_b: .*read again at the next poll/);
+		assert.equal(JSON.stringify(t.state().chats.cht_b), stateOfB);
+		api.failing.delete('cht_b');
+		assert.deepEqual(idsOf((await t.poll()).items), [b1.id]);
+	});
+
+	it('every chat failing fails the poll: state untouched, logged, then nothing lost', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		const t = trigger(api, { chats: 'cht_a' });
+		await t.poll();
+		const [a1] = api.add('cht_a', message('cht_a', 1));
+		api.failing.add('cht_a');
+		const snapshot = JSON.stringify(t.staticData);
+		const { items, warnings } = await t.poll();
+		assert.deepEqual(items, []);
+		assert.match(warnings.join('\n'), /poll failed, state kept/);
+		assert.equal(JSON.stringify(t.staticData), snapshot);
+		api.failing.delete('cht_a');
+		assert.deepEqual(idsOf((await t.poll()).items), [a1.id]);
+	});
+
+	it('an unknown chat ID is logged and dropped; it is not asked for again while listed', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		const t = trigger(api, { chats: 'cht_a cht_gone' });
+		const first = await t.poll();
+		assert.match(first.warnings.join('\n'), /chat "cht_gone" was not found; it is not watched/);
+		assert.equal(t.state().chats.cht_gone.missing, true);
+		const calls = api.historyCalls('cht_gone');
+		await t.poll();
+		assert.equal(api.historyCalls('cht_gone'), calls);
+	});
+
+	it('a phone without a chat is checked at each poll; its chat reports messages since it was watched', async () => {
+		const api = fakeApi();
+		const t = trigger(api, { chats: '+34600111222' });
+		const watchedFrom = new Date().toISOString();
+		await t.poll();
+		assert.equal(t.state().chats['+34600111222'].chatId, undefined);
+		assert.ok(t.state().chats['+34600111222'].at >= watchedFrom);
+		await t.poll();
+		const checks = api.calls.filter((c) => c.url.endsWith('/check-existing'));
+		assert.equal(checks.length, 2);
+		// The chat appears: an old message (before the watch) and a new one.
+		api.add('cht_new', message('cht_new', -3600));
+		const [fresh] = api.add('cht_new', {
+			...message('cht_new', 0),
+			createdAt: new Date(Date.now() + 1000).toISOString(),
+		});
+		api.phones.set('+34600111222', 'cht_new');
+		const { items } = await t.poll();
+		assert.deepEqual(idsOf(items), [fresh.id]);
+		assert.equal(items[0].phone, '+34600111222');
+		assert.equal(t.state().chats['+34600111222'].chatId, 'cht_new');
+		await t.poll();
+		assert.equal(
+			api.calls.filter((c) => c.url.endsWith('/check-existing')).length,
+			3,
+			'a matched phone is not checked again',
+		);
+	});
+
+	it('editing the list: an added chat gets its own baseline, a removed one leaves the state', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		api.add('cht_b', message('cht_b', 0), message('cht_b', 1));
+		const params = { chats: 'cht_a' };
+		const t = trigger(api, params);
+		await t.poll();
+		params.chats = 'cht_b';
+		assert.deepEqual((await t.poll()).items, [], 'the history of the added chat is not reported');
+		assert.deepEqual(Object.keys(t.state().chats), ['cht_b']);
+		const [b2] = api.add('cht_b', message('cht_b', 2));
+		assert.deepEqual(idsOf((await t.poll()).items), [b2.id]);
+	});
+
+	it('a restart from the state saved with the last emitted items reports what came meanwhile, once', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		const t = trigger(api, { chats: 'cht_a', direction: 'inbound' });
+		await t.poll();
+		api.add('cht_a', message('cht_a', 1));
+		await t.poll();
+		// n8n writes static data when a poll emits items: this copy is what a restart finds.
+		const saved = JSON.parse(JSON.stringify(t.staticData));
+		api.add('cht_a', message('cht_a', 2, { direction: 'outbound' }));
+		assert.deepEqual(
+			(await t.poll()).items,
+			[],
+			'an outbound message moves the cursor, emits nothing',
+		);
+		const [down] = api.add('cht_a', message('cht_a', 3));
+		const restarted = trigger(api, { chats: 'cht_a' }, saved);
+		assert.deepEqual(idsOf((await restarted.poll()).items), [down.id]);
+		assert.deepEqual((await restarted.poll()).items, []);
+	});
+
+	it('Direction and Message Types choose what is emitted; the cursor moves past the rest', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0));
+		const params = { chats: 'cht_a', direction: 'both', messageTypes: ['image', 'location'] };
+		const t = trigger(api, params);
+		await t.poll();
+		const [, image, , location] = api.add(
+			'cht_a',
+			message('cht_a', 1),
+			message('cht_a', 2, { type: 'image', content: { url: 'https://x/a.jpg' } }),
+			message('cht_a', 3, {
+				type: 'image',
+				direction: 'outbound',
+				content: { url: 'https://x/b.jpg' },
+			}),
+			message('cht_a', 4, { type: 'location', content: { latitude: 1, longitude: 2 } }),
+		);
+		const { items } = await t.poll();
+		assert.deepEqual(
+			items.map((i) => [i.type, i.direction, i.text]),
+			[
+				['image', 'inbound', null],
+				['image', 'outbound', null],
+				['location', 'inbound', null],
+			],
+		);
+		assert.deepEqual([items[0].messageId, items[2].messageId], [image.id, location.id]);
+		params.direction = 'outbound';
+		params.messageTypes = [];
+		api.add('cht_a', message('cht_a', 5));
+		assert.deepEqual((await t.poll()).items, []);
+		params.direction = 'sideways';
+		await assert.rejects(t.poll(), /Direction "sideways" is not one of inbound, outbound, both/);
+	});
+
+	it('Fetch Test Event returns the latest wanted message of the watched chats and moves nothing', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1), message('cht_a', 9, { direction: 'outbound' }));
+		const [latest] = api.add('cht_b', message('cht_b', 5));
+		const t = trigger(api, { chats: 'cht_a, cht_b' });
+		await t.poll();
+		const snapshot = JSON.stringify(t.staticData);
+		const { items } = await t.poll('manual');
+		assert.deepEqual(idsOf(items), [latest.id]);
+		assert.equal(items[0].text, latest.content);
+		assert.equal(JSON.stringify(t.staticData), snapshot);
+	});
+
+	it('a bare array in any order is read as the whole history', async () => {
+		const api = fakeApi();
+		const list = [message('cht_a', 3), message('cht_a', 1)];
+		const { http } = scriptedHttp(async () => list);
+		const t = trigger({ ...api, http }, { chats: 'cht_a' });
+		await t.poll();
+		const [newer] = [message('cht_a', 4)];
+		list.splice(1, 0, newer);
+		assert.deepEqual(idsOf((await t.poll()).items), [newer.id]);
+	});
+});
