@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { VoiceMessagingApi } from '../credentials/VoiceMessagingApi.credentials.ts';
 import { exchangeClientCredentials } from '../nodes/shared/auth/token.ts';
+import { MessengerTrigger } from '../nodes/Messenger/MessengerTrigger.node.ts';
 import { VoiceAi } from '../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
@@ -117,6 +118,42 @@ export async function triggerRequestsPerPoll() {
 		sandbox.advance();
 		await poll();
 		return { steady: Math.max(...counts), afterChanges: apiCalls(sandbox, mark).length };
+	} finally {
+		await sandbox.close();
+	}
+}
+
+/**
+ * Requests per poll of Message Received watching 50 chats: nothing new (the floor: one history
+ * page per chat, the API has no list of chats), and 3 of the chats each receiving 250 messages
+ * (two more pages of 100 each). `emitted` is what the second poll reported.
+ */
+export async function messageTriggerRequestsPerPoll() {
+	const sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0 });
+	try {
+		const chats = Array.from(
+			{ length: 50 },
+			(_, i) => sandbox.customerWrites({ phone: `+3460070${String(i).padStart(4, '0')}` }).chat.id,
+		);
+		// Pacing off: this row counts requests, not how fast they may go.
+		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly, { requestsPerMinute: 0 });
+		const staticData = {};
+		const poll = async () => {
+			const { context } = createPollContext({
+				params: { event: 'messageReceived', chats, direction: 'inbound', messageTypes: [] },
+				http: auth.httpRequestWithAuthentication,
+				credentials: auth.store.data,
+				staticData,
+			});
+			const mark = sandbox.log.length;
+			const output = await new MessengerTrigger().poll.call(context);
+			return { requests: apiCalls(sandbox, mark).length, emitted: output?.[0].length ?? 0 };
+		};
+		await poll();
+		const quiet = await poll();
+		for (const chatId of chats.slice(0, 3)) sandbox.customerWrites({ chatId, count: 250 });
+		const burst = await poll();
+		return { quiet: quiet.requests, burst: burst.requests, emitted: burst.emitted };
 	} finally {
 		await sandbox.close();
 	}

@@ -5,6 +5,7 @@ import { arch, cpus, totalmem } from 'node:os';
 
 import {
 	concurrentTokenRequests,
+	messageTriggerRequestsPerPoll,
 	packageFacts,
 	returnAllRequests,
 	tokenRequests,
@@ -70,6 +71,14 @@ add(
 	trigger.steady,
 	'<= 4',
 	`a poll after statuses moved: ${trigger.afterChanges} (+1 GET per campaign that finished)`,
+);
+
+const messages = await messageTriggerRequestsPerPoll();
+add(
+	'Message Received requests per poll, 50 watched chats, nothing new',
+	messages.quiet,
+	'50',
+	`3 of the chats receiving 250 messages each: ${messages.burst} requests (goal 50 + 6 extra pages), ${messages.emitted} messages reported`,
 );
 
 const cpu = await measureCpuPerItem({ items: 1000, runs: 3 });
