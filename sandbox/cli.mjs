@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the sandbox API server until SIGINT/SIGTERM: node sandbox/cli.mjs [--port 4010] [--help]
 import { parseArgs } from 'node:util';
+import { CHAT_MODEL } from './chatModel.mjs';
 import {
 	CUSTOMER_MESSAGES_PATH,
 	DEFAULT_OPTIONS,
@@ -172,6 +173,7 @@ const rows = Object.entries(DEMO_CLIENTS).map(
 console.log(`Integration API sandbox listening on ${sandbox.url}
 Base URL for the credential: ${sandbox.url}
 Token endpoint: POST ${sandbox.url}/api/v1/auth/token  (${ENDPOINTS.length} endpoints in all)
+Stand-in chat model (OpenAI-compatible, no AI): Base URL ${sandbox.url}/v1, API key ${CHAT_MODEL.apiKey}, model ${CHAT_MODEL.model}
 
 Demo clients:
 ${rows.join('\n')}

@@ -13,6 +13,7 @@ import {
 } from './api.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
 import { createFaultInjector } from './faults.mjs';
+import { createChatModel } from './chatModel.mjs';
 
 /**
  * @typedef {import('./data.mjs').SandboxState} SandboxState
@@ -51,6 +52,7 @@ import { createFaultInjector } from './faults.mjs';
  *   resetRateLimits: () => void,
  *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
+ *   chatModel: ReturnType<typeof createChatModel>,
  *   close: () => Promise<void>,
  * }} Sandbox
  */
@@ -210,6 +212,8 @@ export async function startSandbox(options = {}) {
 	const liveTokens = new Set();
 	/** @type {LogEntry[]} */
 	const log = [];
+	/** The OpenAI-compatible model under /v1 (scripted by tests; outside the API's log, faults and limits). */
+	const chatModel = createChatModel();
 	let tokensIssued = 0;
 	/** Token ids that have served at least one request (early expiry spares fresh tokens). */
 	const usedTokens = new Set();
@@ -383,6 +387,7 @@ export async function startSandbox(options = {}) {
 		};
 		// Express-style: one trailing slash is ignored.
 		if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+		if (chatModel.handles(path)) return chatModel.handle(req, res, path);
 		if (path === CUSTOMER_MESSAGES_PATH) return await writeAsCustomer(req, res);
 
 		/** @type {import('./api.mjs').ApiResult} */
@@ -595,6 +600,7 @@ export async function startSandbox(options = {}) {
 			if (partial.progressIntervalMs !== undefined) startTimer();
 		},
 		options: opts,
+		chatModel,
 		close() {
 			if (timer) clearInterval(timer);
 			timer = undefined;
