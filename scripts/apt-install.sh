@@ -18,6 +18,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
   fi
 fi
-echo "installing $* with apt-get (first run only)" >&2
-$sudo apt-get update -qq >&2
-$sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "$@" >&2
+progress="$(dirname "$0")/progress.mjs"
+node "$progress" "updating the package lists (apt-get update)" -- $sudo apt-get update -qq
+node "$progress" "installing $* with apt-get" --note "(first run only)" -- \
+  $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "$@"

@@ -1,15 +1,17 @@
 // Installs the dev dependencies when they are missing, so `npm start` and `npm test` are each one
 // command on a fresh clone (scripts/node24.mjs calls this under Node 24). Install scripts are
 // skipped: some dev tools' scripts need pnpm or a native build, and none is needed here.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { runWithProgress } from './progress.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const needed = ['tsx', '@n8n/node-cli', 'busboy', 'n8n-workflow', 'playwright-core'];
 
 /** Installs the dev dependencies if one of `needed` is missing; throws when npm fails. */
-export function ensureDeps() {
+export async function ensureDeps() {
 	const missing = needed.filter(
 		(name) => !existsSync(new URL(`../node_modules/${name}/package.json`, import.meta.url)),
 	);
@@ -17,10 +19,11 @@ export function ensureDeps() {
 	// A fresh clone installs exactly the lock file; a partial node_modules is completed in place.
 	const fresh = !existsSync(new URL('../node_modules', import.meta.url));
 	const args = fresh ? ['ci'] : ['install', '--no-save'];
-	console.log(`installing dev dependencies with npm ${args[0]} (missing: ${missing.join(', ')})…`);
-	const result = spawnSync('npm', [...args, '--ignore-scripts', '--no-audit', '--no-fund'], {
-		cwd: root,
-		stdio: 'inherit',
-	});
-	if (result.status !== 0) throw new Error(`npm ${args[0]} failed (exit ${result.status})`);
+	const code = await runWithProgress(
+		`installing the dev dependencies (npm ${args[0]})`,
+		'npm',
+		[...args, '--ignore-scripts', '--no-audit', '--no-fund'],
+		{ cwd: root, size: join(root, 'node_modules') },
+	);
+	if (code !== 0) throw new Error(`npm ${args[0]} failed (exit ${code})`);
 }

@@ -7,11 +7,11 @@ N8N_VERSION="${1:-${N8N_VERSION:-2.41.1}}"
 CACHE="${VOICE_MESSAGING_CACHE:-$HOME/.cache/n8n-nodes-voice-messaging}"
 mkdir -p "$CACHE"
 
-node_bin="$(bash "$(dirname "$0")/ensure-node.sh" | tail -n 1)"
+scripts="$(cd "$(dirname "$0")" && pwd)"
+node_bin="$(bash "$scripts/ensure-node.sh" | tail -n 1)"
 
 n8n_dir="$CACHE/n8n-$N8N_VERSION"
 if [ ! -f "$n8n_dir/.complete" ]; then
-  echo "installing n8n $N8N_VERSION into $n8n_dir (first run only; several minutes)" >&2
   rm -rf "$n8n_dir" && mkdir -p "$n8n_dir"
   if [[ "$N8N_VERSION" == 1.* ]]; then
     # One of 1.x's dependencies points at a download address outside the npm registry.
@@ -21,8 +21,11 @@ if [ ! -f "$n8n_dir/.complete" ]; then
   fi
   # An optional native module (Kafka) downloads sources in its install script: skip scripts,
   # then build only the native modules n8n needs, under Node 24.
-  (cd "$n8n_dir" && PATH="$node_bin:$PATH" npm install --ignore-scripts --no-audit --no-fund "n8n@$N8N_VERSION" >&2)
-  (cd "$n8n_dir" && PATH="$node_bin:$PATH" npm rebuild sqlite3 isolated-vm >&2)
+  (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" "installing n8n $N8N_VERSION" \
+    --note "into $n8n_dir (first run only; about 4 minutes, 3 GB)" --size "$n8n_dir" -- \
+    npm install --ignore-scripts --no-audit --no-fund "n8n@$N8N_VERSION")
+  (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" \
+    "building n8n $N8N_VERSION's native modules (sqlite3, isolated-vm)" -- npm rebuild sqlite3 isolated-vm)
   touch "$n8n_dir/.complete"
 fi
 echo "$n8n_dir"

@@ -20,10 +20,10 @@ esac
 node_dir="$CACHE/node-$NODE24_VERSION"
 node_bin="$node_dir/node_modules/$package/bin"
 if [ ! -x "$node_bin/node" ]; then
-  echo "installing Node $NODE24_VERSION into $node_dir" >&2
   mkdir -p "$CACHE"
   rm -rf "$node_dir.tmp" && mkdir -p "$node_dir.tmp"
-  npm install --prefix "$node_dir.tmp" --no-audit --no-fund "$package@$NODE24_VERSION" >&2
+  node "$(dirname "$0")/progress.mjs" "installing Node $NODE24_VERSION" \
+    --note "into $node_dir (first run only)" --size "$node_dir.tmp" -- npm install --prefix "$node_dir.tmp" --no-audit --no-fund "$package@$NODE24_VERSION"
   rm -rf "$node_dir" && mv "$node_dir.tmp" "$node_dir"
 fi
 echo "$node_bin"

@@ -53,7 +53,10 @@ if (current < required) {
 	rerunUnderCachedNode();
 } else {
 	const { ensureDeps } = await import('./ensure-deps.mjs');
-	ensureDeps();
+	await ensureDeps().catch((/** @type {Error} */ error) => {
+		console.error(error.message);
+		process.exit(1);
+	});
 	const path = resolve(root, script);
 	process.argv = [process.argv[0], path, ...args];
 	await import(pathToFileURL(path).href);

@@ -26,7 +26,8 @@ async function main() {
 	say(`[2/4] starting the sandbox API on 127.0.0.1:${SANDBOX_PORT}…`);
 	const sandbox = await startSandbox({ port: SANDBOX_PORT, progressIntervalMs: 5000, maxLogEntries: 10_000 });
 
-	say('[3/4] preparing n8n (the first run installs Node 24 and n8n into ~/.cache; this takes a few minutes)…');
+	// The first run installs n8n into ~/.cache (scripts/ensure-n8n.sh), saying so with its progress.
+	say('[3/4] preparing n8n…');
 	mkdirSync(USER_FOLDER, { recursive: true });
 	const instance = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
 	await instance.importCredentials([

@@ -103,20 +103,28 @@ export async function waitFor(check, { timeoutMs, intervalMs = 250, describe }) 
 
 /**
  * Runs a command and collects its output. Rejects with the command, exit code and the tail of
- * stderr/stdout when it fails, so a failing test shows why.
+ * stderr/stdout when it fails, so a failing test shows why. With `showStderr` its stderr is also
+ * passed through as it comes.
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, showStderr?: boolean }} [options]
  * @returns {Promise<{ stdout: string, stderr: string, code: number | null }>}
  */
-export function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 300_000 } = {}) {
+export function run(
+	command,
+	args,
+	{ cwd = ROOT, env = process.env, timeoutMs = 300_000, showStderr = false } = {},
+) {
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 		children.add(child);
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk) => (stdout += chunk));
-		child.stderr.on('data', (chunk) => (stderr += chunk));
+		child.stderr.on('data', (chunk) => {
+			stderr += chunk;
+			if (showStderr) process.stderr.write(chunk);
+		});
 		const timer = setTimeout(() => {
 			stderr += `\n[harness] timed out after ${timeoutMs} ms; killed`;
 			child.kill('SIGKILL');
@@ -216,22 +224,28 @@ export function packPackage() {
 }
 
 /**
+ * Runs one of the scripts/ensure-*.sh installers and resolves to what it printed on stdout (the
+ * paths it reports, one a line). What it installs, with progress every 15 s
+ * (scripts/progress.mjs), shows on stderr as it comes, so a first run is not minutes of silence.
+ * @param {string} name @param {...string} args
+ */
+export async function runSetupScript(name, ...args) {
+	const script = join(ROOT, 'scripts', name);
+	const { stdout } = await run('bash', [script, ...args], { timeoutMs: 900_000, showStderr: true });
+	return stdout.trim();
+}
+
+/**
  * Installs (once, cached) Node 24 and n8n; returns the n8n binary and the Node 24 bin folder.
  * @param {string} [version]
  */
 export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
-	/** Runs scripts/<name>; resolves to the path it prints as its last line. */
-	const pathFrom = async (name, ...args) => {
-		const { stdout } = await run('bash', [join(ROOT, 'scripts', name), ...args], {
-			timeoutMs: 900_000,
-		});
-		return stdout.trim().split('\n').pop() ?? '';
-	};
-	const n8nDir = await pathFrom('ensure-n8n.sh', version);
+	const lastLine = (/** @type {string} */ text) => text.split('\n').pop() ?? '';
+	const n8nDir = lastLine(await runSetupScript('ensure-n8n.sh', version));
 	return {
 		n8nDir,
 		n8nBin: join(n8nDir, 'node_modules/.bin/n8n'),
-		nodeBinDir: await pathFrom('ensure-node.sh'),
+		nodeBinDir: lastLine(await runSetupScript('ensure-node.sh')),
 	};
 }
 
@@ -776,10 +790,8 @@ let chromiumPath;
  * Debian's `chromium` with apt-get when there is none). playwright-core never downloads a browser.
  */
 export function ensureChromium() {
-	chromiumPath ??= run('bash', [join(ROOT, 'scripts/ensure-chromium.sh')], {
-		timeoutMs: 600_000,
-	}).then(({ stdout }) => {
-		const path = stdout.trim().split('\n').pop();
+	chromiumPath ??= runSetupScript('ensure-chromium.sh').then((stdout) => {
+		const path = stdout.split('\n').pop();
 		if (!path) throw new Error('scripts/ensure-chromium.sh printed no browser path');
 		return path;
 	});

@@ -6,7 +6,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { ROOT, freePort, run, sleep } from '../e2e/harness.mjs';
+import { freePort, run, runSetupScript, sleep } from '../e2e/harness.mjs';
 
 const running = new Set();
 process.on('exit', () => {
@@ -21,9 +21,7 @@ process.on('exit', () => {
 
 /** Paths of redis-server and of PostgreSQL's bin folder, installing them on first use. */
 export async function ensureQueueServices() {
-	const { stdout } = await run('bash', [join(ROOT, 'scripts/ensure-queue-services.sh')], {
-		timeoutMs: 900_000,
-	});
+	const stdout = await runSetupScript('ensure-queue-services.sh');
 	const found = Object.fromEntries(
 		stdout
 			.trim()
