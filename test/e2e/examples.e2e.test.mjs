@@ -5,13 +5,16 @@
 //   Manual Trigger, "Missing node to start execution"), so they run in a running n8n the way the
 //   editor's "Execute workflow" button runs them (REST, mode `manual`): the trigger fetches a test
 //   event (a real sample from the sandbox) and the rest of the workflow runs on it.
+// - the AI Agent example (a Chat Trigger): in a running n8n as the editor's chat panel runs it (REST,
+//   the message typed given as the trigger's output), with the sandbox's stand-in model.
 // Every file in examples/ must be run by a test here: a new example without a test fails.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
+import { STAND_IN_NOTE } from '../../sandbox/chatModel.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
 import {
 	bcryptHash,
@@ -24,13 +27,18 @@ import {
 	ROOT,
 	runManually,
 	sandboxCredential,
+	sandboxModelCredential,
 } from './harness.mjs';
 
 /** The credential scripts/start.mjs creates; every example must use exactly this one. */
 const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
+/** The model credential scripts/start.mjs creates (n8n's OpenAI credential, Base URL: the sandbox). */
+const MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
 const PACKAGE_NODE_TYPES = [
 	'n8n-nodes-voice-messaging.voiceAi',
 	'n8n-nodes-voice-messaging.messenger',
+	'n8n-nodes-voice-messaging.voiceAiTool',
+	'n8n-nodes-voice-messaging.messengerTool',
 	'n8n-nodes-voice-messaging.voiceAiTrigger',
 	'n8n-nodes-voice-messaging.messengerTrigger',
 ];
@@ -105,6 +113,7 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 		// As scripts/start.mjs does: the demo credential, then every example as it is.
 		await n8n.importCredentials([
 			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
+			sandboxModelCredential(MODEL_CREDENTIAL, sandbox),
 		]);
 		for (const workflow of EXAMPLES.values()) await n8n.importWorkflow(workflow);
 	});
@@ -115,16 +124,19 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 		cleanupPack();
 	});
 
-	it('every example is a complete workflow: the demo credential, existing node versions, notes, left to right', () => {
-		assert.ok(FILES.length >= 5, `examples: ${FILES.join(', ')}`);
+	it('every example is a complete workflow: the demo credentials, existing node versions, notes, left to right', () => {
+		assert.ok(FILES.length >= 6, `examples: ${FILES.join(', ')}`);
 		const n8nRequire = createRequire(join(n8n.n8nDir, 'node_modules', 'n8n', 'package.json'));
-		const basePackage = n8nRequire('n8n-nodes-base/package.json');
-		/** Versions of an n8n-nodes-base node type, from the node class n8n itself loads. */
+		/** Versions of a node type of n8n's own packages, from the node class n8n itself loads. */
 		const baseVersions = (type) => {
-			const name = type.slice('n8n-nodes-base.'.length);
-			for (const file of basePackage.n8n.nodes) {
+			const packageName = type.slice(0, type.lastIndexOf('.'));
+			const name = type.slice(packageName.length + 1);
+			const npmName = packageName === 'n8n-nodes-base' ? packageName : '@n8n/n8n-nodes-langchain';
+			const packageJson = n8nRequire.resolve(`${npmName}/package.json`);
+			for (const file of n8nRequire(packageJson).n8n.nodes) {
 				if (basename(file).toLowerCase() !== `${name.toLowerCase()}.node.js`) continue;
-				const NodeClass = Object.values(n8nRequire(`n8n-nodes-base/${file}`))[0];
+				// By path: the langchain package's `exports` do not list its node files.
+				const NodeClass = Object.values(n8nRequire(join(dirname(packageJson), file)))[0];
 				const node = new NodeClass();
 				if (node.description.name !== name) continue;
 				return node.nodeVersions
@@ -163,31 +175,42 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 					assert.equal(node.typeVersion, 1, label);
 					assert.deepEqual(node.credentials, { voiceMessagingApi: CREDENTIAL }, label);
 				} else {
-					assert.match(node.type, /^n8n-nodes-base\./, label);
+					assert.match(node.type, /^(n8n-nodes-base|@n8n\/n8n-nodes-langchain)\./, label);
 					assert.ok(
 						baseVersions(node.type).includes(node.typeVersion),
 						`${label}: ${node.type} v${node.typeVersion} does not exist in n8n ${n8n.version} (has ${baseVersions(node.type)})`,
 					);
-					assert.equal(node.credentials, undefined, label);
+					const model = node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi';
+					assert.deepEqual(node.credentials, model ? { openAiApi: MODEL_CREDENTIAL } : undefined, label);
 				}
 			}
 
-			// Connections join existing nodes, left to right, and every node is reached from a trigger.
+			// Connections join existing nodes, left to right (sub-nodes of an agent: below it), and
+			// every node is reached from a trigger.
 			const reached = new Set();
 			const targets = new Set();
+			/** Sub-nodes (model, memory, tools) → the node they serve. */
+			const servesNode = new Map();
 			for (const [source, outputs] of Object.entries(workflow.connections)) {
 				assert.ok(byName.has(source), `${where}: connection from unknown node "${source}"`);
-				for (const branch of outputs.main)
-					for (const { node: target } of branch) {
+				for (const [kind, branches] of Object.entries(outputs))
+					for (const { node: target, type } of branches.flat()) {
 						assert.ok(byName.has(target), `${where}: connection to unknown node "${target}"`);
-						assert.ok(
-							byName.get(target).position[0] > byName.get(source).position[0],
-							`${where}: "${target}" is right of "${source}"`,
-						);
-						targets.add(target);
+						assert.equal(type, kind, `${where}: ${source} → ${target}`);
+						const [from, to] = [byName.get(source).position, byName.get(target).position];
+						if (kind === 'main') {
+							assert.ok(to[0] > from[0], `${where}: "${target}" is right of "${source}"`);
+							targets.add(target);
+						} else {
+							assert.match(kind, /^ai_/, `${where}: ${source} → ${target}`);
+							assert.ok(from[1] > to[1], `${where}: sub-node "${source}" is below "${target}"`);
+							servesNode.set(source, target);
+						}
 					}
 			}
-			const starts = workflow.nodes.filter((n) => n.type !== STICKY && !targets.has(n.name));
+			const starts = workflow.nodes.filter(
+				(n) => n.type !== STICKY && !targets.has(n.name) && !servesNode.has(n.name),
+			);
 			assert.ok(
 				starts.every((n) => /trigger/i.test(n.type)),
 				`${where}: only triggers start the flow: ${starts.map((n) => n.name)}`,
@@ -199,6 +222,7 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 					for (const { node } of branch) visit(node);
 			};
 			starts.forEach((n) => visit(n.name));
+			for (const [subNode, target] of servesNode) if (reached.has(target)) reached.add(subNode);
 			for (const node of workflow.nodes)
 				if (node.type !== STICKY)
 					assert.ok(reached.has(node.name), `${where}: "${node.name}" is connected`);
@@ -532,6 +556,53 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 			assert.deepEqual(
 				{ credit: alert.credit, currency: alert.currency, belowThreshold: alert.belowThreshold },
 				{ credit: 12.34, currency: balance.currency, belowThreshold: true },
+			);
+		});
+
+		it('ops-assistant: in one chat, the stand-in model calls the tool each question names and answers with what it returned', async () => {
+			const workflow = example('ops-assistant.json');
+			const trigger = nodeOfType(workflow, '@n8n/n8n-nodes-langchain.chatTrigger');
+			const agent = nodeOfType(workflow, '@n8n/n8n-nodes-langchain.agent');
+			assert.equal(agent.typeVersion, 3.1, 'the agent version the editor adds');
+			nodeOfType(workflow, '@n8n/n8n-nodes-langchain.memoryBufferWindow');
+			const model = nodeOfType(workflow, '@n8n/n8n-nodes-langchain.lmChatOpenAi');
+			assert.equal(model.parameters.responsesApiEnabled, false, 'chat completions, as any OpenAI-compatible service has');
+			const sessionId = 'e2e-ops-assistant';
+			/** Sends a chat message as the editor's chat panel does; the tool requests and the answer. */
+			const ask = async (chatInput) => {
+				const logStart = sandbox.log.length;
+				const run = await runManually(session, workflow.id, trigger.name, {
+					timeoutMs: 120_000,
+					triggerItems: [{ sessionId, action: 'sendMessage', chatInput }],
+				});
+				assert.equal(run.error, undefined, `${JSON.stringify(run.error)?.slice(0, 2000)}\n${server.output().slice(-3000)}`);
+				const api = sandbox.log.slice(logStart).filter((e) => !e.path.endsWith('/auth/token'));
+				return { api: api.map((e) => `${e.method} ${e.path} ${e.status}`), answer: itemsOf(run.runData, agent.name)[0].output };
+			};
+			sandbox.chatModel.reset();
+
+			const { balance } = sandbox.state;
+			let reply = await ask('What is my balance?');
+			assert.deepEqual(reply.api, ['GET /api/v1/voice/billing/balance 200']);
+			assert.ok(reply.answer.startsWith(STAND_IN_NOTE), reply.answer);
+			assert.ok(reply.answer.includes(`"credit":${balance.credit}`), reply.answer);
+
+			const contact = sandbox.state.contacts[2];
+			const before = sandbox.state.messages.length;
+			reply = await ask(`Send the document https://example.com/brochure.pdf to ${contact.phone} with "Our brochure"`);
+			assert.deepEqual(reply.api, ['POST /api/v1/messenger/messages/send/media-to-phone 200']);
+			const sent = sandbox.state.messages.slice(before);
+			assert.equal(sent.length, 1);
+			assert.equal(sandbox.state.chats.find((c) => c.id === sent[0].chatId).phone, contact.phone);
+			assert.equal(sent[0].type, 'document');
+			assert.deepEqual(sent[0].content, { url: 'https://example.com/brochure.pdf', caption: 'Our brochure' });
+			assert.ok(reply.answer.includes(sent[0].id), reply.answer);
+
+			// The memory gave the model the first exchange along with the second question.
+			const [, , third] = sandbox.chatModel.requests;
+			assert.ok(
+				third.messages.some((m) => m.role === 'user' && m.content === 'What is my balance?'),
+				JSON.stringify(third.messages).slice(0, 2000),
 			);
 		});
 	});

@@ -17,6 +17,8 @@ import { delimiter, join } from 'node:path';
 import { it as nodeTestIt } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { CHAT_MODEL } from '../../sandbox/chatModel.mjs';
+
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PACKAGE_NAME = 'n8n-nodes-voice-messaging';
 export const NODE_TYPE = `${PACKAGE_NAME}.voiceAi`;
@@ -406,6 +408,20 @@ export function sandboxCredential(credential, sandbox, client, data = {}) {
 }
 
 /**
+ * A record for `importCredentials`: n8n's OpenAI credential (`openAiApi`) pointing at the chat
+ * model of `sandbox` (sandbox/chatModel.mjs), as the example workflows' model uses it.
+ * @param {{ id?: string, name: string }} credential
+ * @param {{ url: string }} sandbox
+ */
+export function sandboxModelCredential(credential, sandbox) {
+	return {
+		...credential,
+		type: 'openAiApi',
+		data: { apiKey: CHAT_MODEL.apiKey, url: `${sandbox.url}/v1`, header: false },
+	};
+}
+
+/**
  * An n8n user folder with the packed package installed as a community package: a throwaway one,
  * or `userFolder` when given (kept; `npm start` reuses it so a demo's work survives a restart).
  * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string }} options
@@ -690,20 +706,34 @@ export async function logIn(baseUrl, { email, password }, browserId = 'e2e-brows
  * (POST /rest/workflows/:id/run, mode `manual`) from the trigger `triggerName`, and waits for the
  * execution to finish. A polling trigger then runs its poll in manual mode: "Fetch Test Event".
  * (`n8n execute --id` cannot do this: the CLI starts only at a Manual Trigger.)
+ * With `triggerItems` the trigger's output is given, as the editor's chat panel gives a Chat
+ * Trigger the message typed (no test webhook is registered then).
  * Resolves to the stored execution, its run data and its error (n8n stores them with `flatted`).
- * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string }} session
+ * n8n 1.x: the endpoint runs the workflow the request sends (as the 1.x editor does), so with
+ * `version` 1.x in the session the stored workflow is read and sent.
+ * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string, version?: string }} session
  * @param {string} workflowId @param {string} triggerName
- * @param {{ timeoutMs?: number }} [options]
+ * @param {{ timeoutMs?: number, triggerItems?: Array<Record<string, unknown>> }} [options]
  */
 export async function runManually(
-	{ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' },
+	{ baseUrl, cookie, n8nDir, browserId = 'e2e-browser', version = DEFAULT_N8N_VERSION },
 	workflowId,
 	triggerName,
-	{ timeoutMs = 60_000 } = {},
+	{ timeoutMs = 60_000, triggerItems } = {},
 ) {
 	const { rest, runDataOf } = n8nRestApi({ baseUrl, cookie, n8nDir, browserId });
+	const data = triggerItems && {
+		startTime: Date.now(),
+		executionTime: 0,
+		executionIndex: 0,
+		executionStatus: 'success',
+		source: [null],
+		data: { main: [triggerItems.map((json) => ({ json }))] },
+	};
+	const workflowData = isN8n1(version) ? await rest('GET', `/rest/workflows/${workflowId}`) : undefined;
 	const started = await rest('POST', `/rest/workflows/${workflowId}/run`, {
-		triggerToStartFrom: { name: triggerName },
+		...(workflowData ? { workflowData } : {}),
+		triggerToStartFrom: { name: triggerName, ...(data ? { data } : {}) },
 	});
 	if (!started?.executionId) {
 		throw new Error(`manual run of ${workflowId} started no execution: ${JSON.stringify(started)}`);
