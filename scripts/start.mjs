@@ -6,15 +6,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import {
-	bcryptHash,
-	createN8nInstance,
-	packPackage,
-	ROOT,
-	sandboxCredential,
-	sandboxModelCredential,
-} from '../test/e2e/harness.mjs';
+import { DEMO_CLIENTS, startSandbox, TOKEN_PATH } from '../sandbox/server.mjs';
+import { bcryptHash, createN8nInstance, packPackage, ROOT, sandboxCredential } from '../test/e2e/harness.mjs';
 
 const N8N_PORT = Number(process.env.N8N_PORT || 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
@@ -23,10 +16,27 @@ const OWNER_PASSWORD = process.env.DEMO_OWNER_PASSWORD || 'Demo-password-1';
 const CACHE = process.env.VOICE_MESSAGING_CACHE || join(homedir(), '.cache', 'n8n-nodes-voice-messaging');
 const USER_FOLDER = process.env.DEMO_N8N_USER_FOLDER || join(CACHE, 'demo-user-folder');
 export const DEMO_CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
-/** n8n's OpenAI credential for the AI Agent example, pointing at the sandbox's stand-in model. */
-export const DEMO_MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
 
 const say = (line) => process.stdout.write(`${line}\n`);
+
+/**
+ * The banner's lines for calling the sandbox yourself: each demo client (demo values, printed so
+ * nobody has to read the source) and curl lines for a token and a first request.
+ * @param {string} url
+ */
+function sandboxBanner(url) {
+	const { full } = DEMO_CLIENTS;
+	const body = JSON.stringify({ client_id: full.clientId, client_secret: full.clientSecret });
+	return [
+		`  sandbox    ${url}  demo clients (client ID / secret, scopes):`,
+		...Object.entries(DEMO_CLIENTS).map(
+			([name, client]) =>
+				`             ${name.padEnd(14)} ${client.clientId} / ${client.clientSecret}  (${client.scopes.join(' ')})`,
+		),
+		`  token      curl -s ${url}${TOKEN_PATH} -H 'content-type: application/json' -d '${body}'`,
+		`  then       curl -s ${url}/api/v1/voice/billing/balance -H 'authorization: Bearer <access_token>'`,
+	];
+}
 
 async function main() {
 	say('[1/4] building and packing the package…');
@@ -41,7 +51,6 @@ async function main() {
 	const instance = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
 	await instance.importCredentials([
 		sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
-		sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
 	]);
 	const examplesDir = join(ROOT, 'examples');
 	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -66,10 +75,8 @@ async function main() {
 	say(`  n8n        ${server.baseUrl}`);
 	say(`  login      ${OWNER_EMAIL} / ${OWNER_PASSWORD}`);
 	say(`  credential "${DEMO_CREDENTIAL.name}" (points at the sandbox)`);
-	say(`  model      "${DEMO_MODEL_CREDENTIAL.name}": the sandbox's stand-in at ${sandbox.url}/v1, no AI account`);
-	say('             (open the AI Agent example and its chat; the README says how to use a real model)');
 	say(`  workflows  ${examples.length} examples imported from examples/`);
-	say(`  sandbox    ${sandbox.url}  (client ${DEMO_CLIENTS.full.clientId}; messenger-only: ${DEMO_CLIENTS.messengerOnly.clientId})`);
+	for (const line of sandboxBanner(sandbox.url)) say(line);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
 	say('Press Ctrl-C to stop n8n and the sandbox.');
