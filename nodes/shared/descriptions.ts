@@ -117,3 +117,18 @@ export function valueOptions(
 	}));
 	return sortByName ? options.sort((a, b) => a.name.localeCompare(b.name)) : options;
 }
+
+/** The Sort Order option of a list the API sorts by time; `description` says by which time. */
+export function sortOrderOption(description: string): INodeProperties {
+	return {
+		displayName: 'Sort Order',
+		name: 'sort',
+		type: 'options',
+		default: 'desc',
+		description,
+		options: [
+			{ name: 'Newest First', value: 'desc' },
+			{ name: 'Oldest First', value: 'asc' },
+		],
+	};
+}

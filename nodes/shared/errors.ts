@@ -1,11 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-/**
- * Bad input found before any request is sent. Validators throw it with the field named in the
- * message; the router (or the poll runner) turns it into a NodeOperationError with the node and
- * the item index.
- */
+/** Bad input, found before any request; the message names the field. asNodeError adds the node. */
 export class InputError extends Error {
 	constructor(
 		message: string,
@@ -17,10 +13,8 @@ export class InputError extends Error {
 }
 
 /**
- * Raised when the client id and secret cannot be exchanged; the message holds no secret.
- * n8n wraps it in a NodeApiError, which swaps the message for a stock text when it finds a
- * `statusCode`/`status`/`code` property or a network code in the text: so the status lives in
- * `httpStatus` and network failures are described in words.
+ * The client id and secret could not be exchanged; the message holds no secret. The status is in
+ * `httpStatus` and network codes are put in words: n8n swaps such messages for stock texts.
  */
 export class TokenExchangeError extends Error {
 	constructor(
@@ -95,17 +89,9 @@ export function headerValue(headers: unknown, name: string): unknown {
 	return key ? record[key] : undefined;
 }
 
-interface ResponseLike {
-	status?: unknown;
-	statusCode?: unknown;
-	data?: unknown;
-	body?: unknown;
-	headers?: unknown;
-}
-
 /** The HTTP answer found in one link of an error chain, if that link carries one. */
 function httpAnswer(link: Record<string, unknown>): RequestFailure | undefined {
-	const response = link.response as ResponseLike | undefined;
+	const response = link.response as Record<string, unknown> | undefined;
 	const status = Number(response?.status ?? response?.statusCode);
 	if (!response || !Number.isInteger(status) || status <= 0) return undefined;
 	return {
@@ -150,31 +136,36 @@ export function roleForPath(path: string): string | undefined {
 	return product ? ROLE_BY_PRODUCT[product] : undefined;
 }
 
+/** Wording when no usable HTTP answer came: broken JSON, a network failure, or another error. */
+function noAnswerWording(
+	failure: RequestFailure,
+	request: { method: string; baseUrl: string },
+): string {
+	if (failure.malformed) {
+		return request.method === 'GET'
+			? 'The API answered with broken JSON, also when asked again. Try again later.'
+			: `The API answered with broken JSON (HTTP ${failure.status ?? 200}), so it is not known whether the request was carried out. Check before sending it again.`;
+	}
+	if (failure.code) {
+		return `Could not reach the API at ${request.baseUrl} (${failure.code}). Check the credential's Base URL and that the server is up.`;
+	}
+	return failure.otherMessage ?? 'The request failed before the API answered.';
+}
+
 function statusWording(
 	failure: RequestFailure,
 	request: { method: string; path: string; baseUrl: string },
 	context: ErrorContext,
 ): string {
-	const { path, baseUrl } = request;
 	const status = failure.status;
-	if (failure.malformed) {
-		return request.method === 'GET'
-			? 'The API answered with broken JSON, also when asked again. Try again later.'
-			: `The API answered with broken JSON (HTTP ${status ?? 200}), so it is not known whether the request was carried out. Check before sending it again.`;
-	}
-	if (status === undefined) {
-		if (failure.code) {
-			return `Could not reach the API at ${baseUrl} (${failure.code}). Check the credential's Base URL and that the server is up.`;
-		}
-		return failure.otherMessage ?? 'The request failed before the API answered.';
-	}
+	if (failure.malformed || status === undefined) return noAnswerWording(failure, request);
 	switch (status) {
 		case 400:
 			return 'The API rejected the request as invalid (400).';
 		case 401:
 			return 'The API did not accept the access token, even after a new one was requested (401). Check the Client ID and Client Secret in the credential.';
 		case 403: {
-			const role = roleForPath(path);
+			const role = roleForPath(request.path);
 			return role
 				? `Your workspace's access does not include the "${role}" role that this operation needs (403). Ask the provider to enable it for your client.`
 				: 'Your workspace is not allowed to use this endpoint (403).';
@@ -216,13 +207,11 @@ export function requestFailedError(
 	const description = said
 		? `The server said: ${said}\n(${where}${failure.status ? `, HTTP ${failure.status}` : ''})`
 		: `${where}${failure.status ? ` answered HTTP ${failure.status}` : ' failed'}`;
-	const response: JsonObject = { message, description };
-	if (failure.status !== undefined) response.httpCode = String(failure.status);
-	const error = new NodeApiError(node, response, {
-		message,
-		description,
-		httpCode: failure.status !== undefined ? String(failure.status) : undefined,
-	});
+	const httpCode = failure.status !== undefined ? String(failure.status) : undefined;
+	const response: JsonObject = httpCode
+		? { message, description, httpCode }
+		: { message, description };
+	const error = new NodeApiError(node, response, { message, description, httpCode });
 	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
 	// one; ours already says what happened and where, so it is kept.
 	error.message = message;
@@ -230,10 +219,8 @@ export function requestFailedError(
 }
 
 /**
- * An error as n8n shows it: what the API said stays a NodeApiError (with its HTTP status), bad
- * input names the field in a NodeOperationError, anything else becomes one. An error that already
- * is one of n8n's keeps its type and gains the item index it lacks; n8n-workflow would hand it
- * back unchanged if it were wrapped again.
+ * An error as n8n shows it. n8n's own errors keep their type (wrapping them again is a no-op in
+ * n8n-workflow) and gain the item index they lack; bad input and the rest become NodeOperationError.
  */
 export function asNodeError(
 	node: INode,

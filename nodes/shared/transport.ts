@@ -164,33 +164,33 @@ export async function apiRequest(
 
 	for (let attempt = 1; ; attempt++) {
 		await waitForRequestSlot(pacingKey, perMinute);
-		let failure: RequestFailure;
-		try {
-			// A fresh copy each time: n8n writes the Authorization header into the options it is given.
-			const response = await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				{
-					...request,
-					headers: { ...(request.headers ?? {}) },
-				},
-			);
-			const checked = checkedAnswer(response);
-			if (!checked.malformed) return checked.answer;
-			failure = { malformed: true, status: 200 };
-		} catch (error) {
-			failure = describeFailure(error);
-		}
+		const { answer, failure } = await sendOnce(this, request);
+		if (!failure) return answer;
 		if (options.missingAsUndefined && failure.status === 404) return undefined;
 		if (!shouldRetry(method, failure, attempt)) {
-			throw requestFailedError(
-				this.getNode(),
-				failure,
-				{ method, path, baseUrl },
-				options.errorContext,
-			);
+			const where = { method, path, baseUrl };
+			throw requestFailedError(this.getNode(), failure, where, options.errorContext);
 		}
 		await sleep(retryDelayMs(failure, attempt));
+	}
+}
+
+/** One attempt: the answer, or what went wrong (an HTTP status, a network code, broken JSON). */
+async function sendOnce(
+	context: RequestContext,
+	request: IHttpRequestOptions,
+): Promise<{ answer?: unknown; failure?: RequestFailure }> {
+	try {
+		// A fresh copy each time: n8n writes the Authorization header into the options it is given.
+		const response = await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			{ ...request, headers: { ...(request.headers ?? {}) } },
+		);
+		const checked = checkedAnswer(response);
+		return checked.malformed ? { failure: { malformed: true, status: 200 } } : checked;
+	} catch (error) {
+		return { failure: describeFailure(error) };
 	}
 }
 

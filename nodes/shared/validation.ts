@@ -194,14 +194,8 @@ export function requireText(
 /** An http(s) URL, or an error naming the field. */
 export function requireUrl(value: unknown, field: string): string {
 	const text = String(value ?? '').trim();
-	let ok = false;
-	try {
-		const parsed = new URL(text);
-		ok = parsed.protocol === 'http:' || parsed.protocol === 'https:';
-	} catch {
-		ok = false;
-	}
-	if (!ok) {
+	const protocol = URL.canParse(text) ? new URL(text).protocol : '';
+	if (protocol !== 'http:' && protocol !== 'https:') {
 		throw new InputError(
 			`${field} "${text}" is not an http(s) URL`,
 			'The file must be reachable by the API at a public address, e.g. https://example.com/brochure.pdf.',

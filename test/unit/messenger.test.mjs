@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { ALLOWED_UPLOAD_DOCUMENT_TYPES, isAllowedUploadType } from '../../nodes/Messenger/actions/message/media.ts';
+import {
+	ALLOWED_UPLOAD_DOCUMENT_TYPES,
+	ALLOWED_UPLOAD_MIME_PREFIXES,
+	isAllowedUploadType,
+	UPLOAD_DOCUMENT_EXTENSIONS,
+} from '../../nodes/Messenger/actions/message/media.ts';
 import { searchContacts } from '../../nodes/Messenger/methods/listSearch.ts';
 import { getWhatsappNumbers } from '../../nodes/Messenger/methods/loadOptions.ts';
 import { binaryItem, parseMultipart } from '../helpers/binary.mjs';
@@ -510,5 +516,21 @@ describe('contact search list and sending-number dropdown', () => {
 			{ name: 'Main line (+34910000001)', value: 'wan_1', description: 'Status: connected' },
 			{ name: 'Marketing UK (+442000000000)', value: 'wan_2', description: 'Status: disconnected' },
 		]);
+	});
+});
+
+describe('the README lists the upload types the node allows', () => {
+	it('names every allowed type, and no other, in the Send Media File paragraph', () => {
+		const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+		const paragraph = /\*\*Send Media File\*\* uploads[^]*?stops the item/.exec(readme)?.[0];
+		assert.ok(paragraph, 'the README has the Send Media File paragraph');
+		const named = new Set([...paragraph.matchAll(/`([^`]+)`/g)].map((match) => match[1]));
+		const prefixes = [...named].filter((token) => token.endsWith('/*'));
+		const extensions = [...named].filter((token) => token.startsWith('.'));
+		assert.deepEqual(
+			prefixes.map((token) => token.slice(0, -1)).sort(),
+			[...ALLOWED_UPLOAD_MIME_PREFIXES].sort(),
+		);
+		assert.deepEqual(extensions.sort(), Object.values(UPLOAD_DOCUMENT_EXTENSIONS).sort());
 	});
 });

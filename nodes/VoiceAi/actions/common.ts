@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { ID_VALIDATION, valueOptions } from '../../shared/descriptions';
+import { ID_VALIDATION, sortOrderOption, valueOptions } from '../../shared/descriptions';
 
 /** Agent picker: from a searchable list, or an ID typed or mapped from an earlier node. */
 export const agentLocator: INodeProperties = {
@@ -52,17 +52,7 @@ export const campaignLocator: INodeProperties = {
 	],
 };
 
-export const sortOption: INodeProperties = {
-	displayName: 'Sort Order',
-	name: 'sort',
-	type: 'options',
-	default: 'desc',
-	description: 'Order by creation time',
-	options: [
-		{ name: 'Newest First', value: 'desc' },
-		{ name: 'Oldest First', value: 'asc' },
-	],
-};
+export const sortOption = sortOrderOption('Order by creation time');
 
 /** Every status a campaign can have, in the order a campaign moves through them. */
 export const CAMPAIGN_STATUSES = [

@@ -37,31 +37,24 @@ async function searchPage(
 	};
 }
 
-export async function searchAgents(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
-	return await searchPage(
-		this,
-		path`/voice/agents`,
-		(agent) =>
-			`${String(agent.name ?? agent.id)} (${String(agent.call_type ?? '')}, ${String(agent.status ?? '')})`,
-		filter,
-		paginationToken,
-	);
+/** A resource locator's list method over one list endpoint, with its label format. */
+function listSearch(endpoint: string, label: (record: IDataObject) => string) {
+	return async function (
+		this: ILoadOptionsFunctions,
+		filter?: string,
+		paginationToken?: string,
+	): Promise<INodeListSearchResult> {
+		return await searchPage(this, endpoint, label, filter, paginationToken);
+	};
 }
 
-export async function searchCampaigns(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
-	return await searchPage(
-		this,
-		path`/voice/campaigns`,
-		(campaign) => `${String(campaign.name ?? campaign.id)} (${String(campaign.status ?? '')})`,
-		filter,
-		paginationToken,
-	);
-}
+export const searchAgents = listSearch(
+	path`/voice/agents`,
+	(agent) =>
+		`${String(agent.name ?? agent.id)} (${String(agent.call_type ?? '')}, ${String(agent.status ?? '')})`,
+);
+
+export const searchCampaigns = listSearch(
+	path`/voice/campaigns`,
+	(campaign) => `${String(campaign.name ?? campaign.id)} (${String(campaign.status ?? '')})`,
+);

@@ -1,6 +1,7 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { serverMessage, TokenExchangeError } from '../errors';
+import { parseJson } from '../validation';
 import { normalizeBaseUrl } from './baseUrl';
 
 export const EXCHANGE_ENDPOINT = '/api/v1/auth/token';
@@ -58,15 +59,14 @@ export function describeNetworkFailure(error: unknown): string {
 	return NETWORK_FAILURES[code] ?? `network error ${code.replace(/^E/, '')}`;
 }
 
-/**
- * Exchanges the client id and secret for an access token at POST /api/v1/auth/token.
- * Every failure becomes a TokenExchangeError with a plain message: the request body (with the
- * secret) and the answer (with a token) never travel inside an error.
- */
-export async function exchangeClientCredentials(
-	request: HttpRequest,
-	credentials: ICredentialDataDecryptedObject,
-): Promise<{ accessToken: string; expiresInSeconds?: number; scope?: string }> {
+interface TokenAnswer {
+	accessToken: string;
+	expiresInSeconds?: number;
+	scope?: string;
+}
+
+/** Base URL, client id and secret from the credential, each checked before anything is sent. */
+function clientOf(credentials: ICredentialDataDecryptedObject) {
 	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
 	const clientId = String(credentials.clientId ?? '').trim();
 	const clientSecret = String(credentials.clientSecret ?? '');
@@ -77,7 +77,14 @@ export async function exchangeClientCredentials(
 	}
 	if (!clientId) throw new TokenExchangeError("The credential's Client ID is empty.");
 	if (!clientSecret) throw new TokenExchangeError("The credential's Client Secret is empty.");
+	return { baseUrl, clientId, clientSecret };
+}
 
+/** The token endpoint's answer, of any status; a network failure in words, without the secret. */
+async function postExchange(
+	request: HttpRequest,
+	{ baseUrl, clientId, clientSecret }: ReturnType<typeof clientOf>,
+): Promise<FullResponse> {
 	let response: FullResponse | undefined;
 	let unreachable: string | undefined;
 	try {
@@ -99,37 +106,55 @@ export async function exchangeClientCredentials(
 			`Could not reach the API at ${baseUrl} to get an access token (${unreachable ?? 'no answer'}). Check the credential's Base URL.`,
 		);
 	}
+	return response;
+}
 
+/** A refusal of the token endpoint in words that say what to do, with the server's own words. */
+function refusal(response: FullResponse, baseUrl: string): TokenExchangeError {
 	const status = Number(response.statusCode);
 	const said = serverMessage(response.body);
 	const suffix = said ? ` The server said: ${said}` : '';
 	if (status === 401 || status === 400 || status === 403) {
-		throw new TokenExchangeError(
+		return new TokenExchangeError(
 			`The API rejected the Client ID or Client Secret (HTTP ${status}). Check both values in the credential.${suffix}`,
 			status,
 		);
 	}
 	if (status === 429) {
 		const retryAfter = response.headers?.['retry-after'];
-		throw new TokenExchangeError(
+		return new TokenExchangeError(
 			`The token endpoint allows 10 requests a minute and that limit is reached${
 				retryAfter ? `; try again in ${String(retryAfter)} s` : ''
 			}. Tokens are reused across executions, so this usually means several credentials or n8n instances share one client.`,
 			status,
 		);
 	}
-	if (status < 200 || status >= 300) {
-		throw new TokenExchangeError(
-			`The token endpoint at ${baseUrl} answered HTTP ${status}.${suffix}`,
-			status,
-		);
-	}
-	const body = (typeof response.body === 'string' ? safeJson(response.body) : response.body) as
-		{ access_token?: unknown; expires_in?: unknown; scope?: unknown } | undefined;
+	return new TokenExchangeError(
+		`The token endpoint at ${baseUrl} answered HTTP ${status}.${suffix}`,
+		status,
+	);
+}
+
+/**
+ * Exchanges the client id and secret for an access token at POST /api/v1/auth/token.
+ * Every failure becomes a TokenExchangeError with a plain message: the request body (with the
+ * secret) and the answer (with a token) never travel inside an error.
+ */
+export async function exchangeClientCredentials(
+	request: HttpRequest,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<TokenAnswer> {
+	const client = clientOf(credentials);
+	const response = await postExchange(request, client);
+	const status = Number(response.statusCode);
+	if (status < 200 || status >= 300) throw refusal(response, client.baseUrl);
+	const body = (
+		typeof response.body === 'string' ? parseJson(response.body).parsed : response.body
+	) as { access_token?: unknown; expires_in?: unknown; scope?: unknown } | undefined;
 	const accessToken = body?.access_token;
 	if (typeof accessToken !== 'string' || accessToken === '') {
 		throw new TokenExchangeError(
-			`The token endpoint at ${baseUrl} answered without an access_token. Is the Base URL the Integration API's address?`,
+			`The token endpoint at ${client.baseUrl} answered without an access_token. Is the Base URL the Integration API's address?`,
 			status,
 		);
 	}
@@ -138,12 +163,4 @@ export async function exchangeClientCredentials(
 		expiresInSeconds: tokenLifetimeSeconds(accessToken, body?.expires_in),
 		scope: typeof body?.scope === 'string' ? body.scope : undefined,
 	};
-}
-
-function safeJson(text: string): unknown {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return undefined;
-	}
 }

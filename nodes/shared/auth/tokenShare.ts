@@ -78,31 +78,42 @@ export async function sharedAccessToken(
 
 	// The caller's token met a 401, or this process holds none that is fresh: exchange, and
 	// remember what the new token replaces.
-	const current = entry;
-	for (const token of [held, current.accessToken]) {
+	remember(entry, [held, entry.accessToken]);
+	return (await startExchange(entry, () => exchange(request, credentials))).accessToken;
+}
+
+/** Notes tokens as replaced by the next exchange, keeping the most recent REPLACED_KEPT. */
+function remember(entry: SharedToken, tokens: Array<string | undefined>): void {
+	for (const token of tokens) {
 		if (!token) continue;
-		current.replaced.delete(token);
-		current.replaced.add(token);
+		entry.replaced.delete(token);
+		entry.replaced.add(token);
 	}
-	for (const token of current.replaced) {
-		if (current.replaced.size <= REPLACED_KEPT) break;
-		current.replaced.delete(token);
+	for (const token of entry.replaced) {
+		if (entry.replaced.size <= REPLACED_KEPT) break;
+		entry.replaced.delete(token);
 	}
-	current.accessToken = undefined;
-	current.expiresAt = undefined;
-	const inFlight = exchange(request, credentials)
+}
+
+/** Runs one exchange for the client; every caller meanwhile waits for it. */
+function startExchange(
+	entry: SharedToken,
+	exchange: () => Promise<ExchangeResult>,
+): Promise<ExchangeResult> {
+	entry.accessToken = undefined;
+	entry.expiresAt = undefined;
+	entry.inFlight = exchange()
 		.then((result) => {
 			const seconds = result.expiresInSeconds;
-			current.accessToken = result.accessToken;
-			current.replaced.delete(result.accessToken);
-			current.expiresAt = seconds === undefined ? undefined : Date.now() + seconds * 1000;
+			entry.accessToken = result.accessToken;
+			entry.replaced.delete(result.accessToken);
+			entry.expiresAt = seconds === undefined ? undefined : Date.now() + seconds * 1000;
 			return result;
 		})
 		.finally(() => {
-			current.inFlight = undefined;
+			entry.inFlight = undefined;
 		});
-	current.inFlight = inFlight;
-	return (await inFlight).accessToken;
+	return entry.inFlight;
 }
 
 /** Forgets every shared token (tests). */

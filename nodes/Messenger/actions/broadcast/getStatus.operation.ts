@@ -2,19 +2,16 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { broadcastMessageIds, MAX_STATUS_IDS_PER_ITEM } from './messageIds';
+import {
+	broadcastMessageIds,
+	broadcastMessageIdsProperty,
+	MAX_STATUS_IDS_PER_ITEM,
+} from './messageIds';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Broadcast Message IDs',
-		name: 'messageIds',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. bcm_1a2b3, bcm_4c5d6',
-		description:
-			'One or more IDs, separated by commas, spaces or new lines, or an expression giving an array of IDs. One output item per ID.',
-	},
+	broadcastMessageIdsProperty(
+		'One or more IDs, separated by commas, spaces or new lines, or an expression giving an array of IDs. One output item per ID.',
+	),
 ];
 
 export const description = updateDisplayOptions(

@@ -1,4 +1,19 @@
+import type { INodeProperties } from 'n8n-workflow';
+
 import { requireId, requireList } from '../../../shared/validation';
+
+/** The Broadcast Message IDs parameter, with what its operation or event does with them. */
+export function broadcastMessageIdsProperty(description: string): INodeProperties {
+	return {
+		displayName: 'Broadcast Message IDs',
+		name: 'messageIds',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. bcm_1a2b3, bcm_4c5d6',
+		description,
+	};
+}
 
 /** Most broadcast message IDs Get Status takes per item: one request each. */
 export const MAX_STATUS_IDS_PER_ITEM = 100;

@@ -7,6 +7,7 @@ import {
 	listLimits,
 	optionsCollection,
 	returnAllOrLimit,
+	sortOrderOption,
 } from '../../../shared/descriptions';
 import { apiRequestAllItems } from '../../../shared/pagination';
 import { path } from '../../../shared/transport';
@@ -18,17 +19,7 @@ const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
 	optionsCollection([
 		additionalQueryParameters,
-		{
-			displayName: 'Sort Order',
-			name: 'sort',
-			type: 'options',
-			default: 'desc',
-			description: 'Order by the time the message was sent or received',
-			options: [
-				{ name: 'Newest First', value: 'desc' },
-				{ name: 'Oldest First', value: 'asc' },
-			],
-		},
+		sortOrderOption('Order by the time the message was sent or received'),
 	]),
 ];
 

@@ -63,18 +63,20 @@ export function mediaUrlBody(
  * The one list: the README and the error message both come from it.
  */
 export const ALLOWED_UPLOAD_MIME_PREFIXES = ['image/', 'video/', 'audio/'] as const;
-export const ALLOWED_UPLOAD_DOCUMENT_TYPES = [
-	'application/pdf',
-	'application/msword',
-	'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-	'application/vnd.ms-excel',
-	'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-	'application/vnd.ms-powerpoint',
-	'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-	'text/plain',
-	'text/csv',
-	'application/zip',
-] as const;
+/** The documents Send Media File uploads, with the file extension the README names them by. */
+export const UPLOAD_DOCUMENT_EXTENSIONS: Readonly<Record<string, string>> = {
+	'application/pdf': '.pdf',
+	'application/msword': '.doc',
+	'application/vnd.openxmlformats-officedocument.wordprocessingml.document': '.docx',
+	'application/vnd.ms-excel': '.xls',
+	'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': '.xlsx',
+	'application/vnd.ms-powerpoint': '.ppt',
+	'application/vnd.openxmlformats-officedocument.presentationml.presentation': '.pptx',
+	'text/plain': '.txt',
+	'text/csv': '.csv',
+	'application/zip': '.zip',
+};
+export const ALLOWED_UPLOAD_DOCUMENT_TYPES = Object.keys(UPLOAD_DOCUMENT_EXTENSIONS);
 
 /** `Text/CSV; charset=utf-8` → `text/csv`. */
 export function baseMimeType(mimeType: string): string {
@@ -86,7 +88,7 @@ export function isAllowedUploadType(mimeType: string): boolean {
 	if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(base)) return false;
 	return (
 		ALLOWED_UPLOAD_MIME_PREFIXES.some((prefix) => base.startsWith(prefix)) ||
-		(ALLOWED_UPLOAD_DOCUMENT_TYPES as readonly string[]).includes(base)
+		ALLOWED_UPLOAD_DOCUMENT_TYPES.includes(base)
 	);
 }
 

@@ -1,10 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { extraQuery, listOptions } from '../../../shared/descriptions';
+import { extraQuery, listOptions, valueOptions } from '../../../shared/descriptions';
 import { InputError } from '../../../shared/errors';
 import { apiRequest, path } from '../../../shared/transport';
-import { requireDate } from '../../../shared/validation';
+import { requireDate, requireOneOf } from '../../../shared/validation';
+
+/** Lengths of the periods the trends endpoint sums calls over. */
+const GRANULARITIES = ['day', 'week', 'month'] as const;
 
 const properties: INodeProperties[] = [
 	{
@@ -28,11 +31,7 @@ const properties: INodeProperties[] = [
 		name: 'granularity',
 		type: 'options',
 		default: 'day',
-		options: [
-			{ name: 'Day', value: 'day' },
-			{ name: 'Week', value: 'week' },
-			{ name: 'Month', value: 'month' },
-		],
+		options: valueOptions(GRANULARITIES),
 		description: 'Length of each period in the answer',
 	},
 	listOptions({
@@ -63,7 +62,11 @@ export async function execute(
 		qs: {
 			from,
 			to,
-			granularity: this.getNodeParameter('granularity', itemIndex) as string,
+			granularity: requireOneOf(
+				this.getNodeParameter('granularity', itemIndex),
+				'Granularity',
+				GRANULARITIES,
+			),
 			...extraQuery(options),
 		},
 	})) as IDataObject;
