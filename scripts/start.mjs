@@ -7,7 +7,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { DEMO_CLIENTS, startSandbox, TOKEN_PATH } from '../sandbox/server.mjs';
-import { bcryptHash, createN8nInstance, packPackage, ROOT, sandboxCredential } from '../test/e2e/harness.mjs';
+import {
+	bcryptHash,
+	createN8nInstance,
+	packPackage,
+	ROOT,
+	sandboxCredential,
+	sandboxModelCredential,
+} from '../test/e2e/harness.mjs';
 
 const N8N_PORT = Number(process.env.N8N_PORT || 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
@@ -16,6 +23,8 @@ const OWNER_PASSWORD = process.env.DEMO_OWNER_PASSWORD || 'Demo-password-1';
 const CACHE = process.env.VOICE_MESSAGING_CACHE || join(homedir(), '.cache', 'n8n-nodes-voice-messaging');
 const USER_FOLDER = process.env.DEMO_N8N_USER_FOLDER || join(CACHE, 'demo-user-folder');
 export const DEMO_CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
+/** n8n's OpenAI credential for the AI Agent example, pointing at the sandbox's stand-in model. */
+export const DEMO_MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
 
 const say = (line) => process.stdout.write(`${line}\n`);
 
@@ -51,6 +60,7 @@ async function main() {
 	const instance = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
 	await instance.importCredentials([
 		sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
+		sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
 	]);
 	const examplesDir = join(ROOT, 'examples');
 	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -75,6 +85,8 @@ async function main() {
 	say(`  n8n        ${server.baseUrl}`);
 	say(`  login      ${OWNER_EMAIL} / ${OWNER_PASSWORD}`);
 	say(`  credential "${DEMO_CREDENTIAL.name}" (points at the sandbox)`);
+	say(`  model      "${DEMO_MODEL_CREDENTIAL.name}": the sandbox's stand-in at ${sandbox.url}/v1, no AI account`);
+	say('             (open the AI Agent example and its chat; the README says how to use a real model)');
 	say(`  workflows  ${examples.length} examples imported from examples/`);
 	for (const line of sandboxBanner(sandbox.url)) say(line);
 	say(`  n8n data   ${USER_FOLDER}`);
