@@ -311,6 +311,28 @@ describe('Message Received polls', () => {
 		);
 	});
 
+	it('a phone whose chat is gone is checked again, keeping its place: nothing lost, nothing twice', async () => {
+		const api = fakeApi();
+		api.add('cht_old', message('cht_old', 0));
+		api.phones.set('+34600333444', 'cht_old');
+		const t = trigger(api, { chats: '+34600333444' });
+		await t.poll();
+		const [seen] = api.add('cht_old', message('cht_old', 1));
+		assert.deepEqual(idsOf((await t.poll()).items), [seen.id]);
+		api.chats.delete('cht_old');
+		api.phones.delete('+34600333444');
+		const { warnings } = await t.poll();
+		assert.match(
+			warnings.join('\n'),
+			/chat "cht_old" of \+34600333444 was not found; the phone is checked again/,
+		);
+		assert.deepEqual(t.state().chats['+34600333444'], { at: at(1), ids: [seen.id] });
+		api.add('cht_next', { ...seen, chatId: 'cht_next' });
+		const [next] = api.add('cht_next', message('cht_next', 2));
+		api.phones.set('+34600333444', 'cht_next');
+		assert.deepEqual(idsOf((await t.poll()).items), [next.id]);
+	});
+
 	it('editing the list: an added chat gets its own baseline, a removed one leaves the state', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
