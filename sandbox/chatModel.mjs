@@ -15,7 +15,8 @@ export const CHAT_MODEL_PATHS = Object.freeze({
 	models: '/v1/models',
 });
 /** What the stand-in says about itself in every answer. */
-export const STAND_IN_NOTE = "Sandbox stand-in model, not a real AI: this is the sandbox's demo answer.";
+export const STAND_IN_NOTE =
+	"Sandbox stand-in model, not a real AI: this is the sandbox's demo answer.";
 /** Keywords of the stand-in, in the order it tries them, and what a tool's name or description must contain. */
 export const DEMO_KEYWORDS = Object.freeze([
 	{ keyword: 'send', tool: /send/i },
@@ -114,7 +115,9 @@ function demoArgument(key, schema, question, keyword) {
 		return ids.find((id) => id.startsWith(key.slice(0, 2).toLowerCase())) ?? ids[0] ?? '';
 	}
 	if (/caption|text|message/i.test(key)) return quoted ?? '';
-	const after = new RegExp(`${keyword}s?\\s+(?:named\\s+|called\\s+)?([^\\s?.,!]+)`, 'i').exec(question)?.[1];
+	const after = new RegExp(`${keyword}s?\\s+(?:named\\s+|called\\s+)?([^\\s?.,!]+)`, 'i').exec(
+		question,
+	)?.[1];
 	return quoted ?? after ?? lower.match(/[a-z0-9_+@.-]+/g)?.at(-1) ?? '';
 }
 
@@ -126,7 +129,8 @@ export function standInReply(request) {
 		const results = toolResultsOf(request.messages.slice(lastUser + 1));
 		const text = results
 			.map(({ name, content }) => {
-				const shown = content.length > MAX_RESULT_CHARS ? `${content.slice(0, MAX_RESULT_CHARS)}…` : content;
+				const shown =
+					content.length > MAX_RESULT_CHARS ? `${content.slice(0, MAX_RESULT_CHARS)}…` : content;
 				return `${name ?? 'The tool'} returned: ${shown}`;
 			})
 			.join('\n');
@@ -136,7 +140,9 @@ export function standInReply(request) {
 	for (const { keyword, tool: pattern } of DEMO_KEYWORDS) {
 		if (!question.includes(keyword)) continue;
 		const byName = request.tools.filter((t) => pattern.test(t.name));
-		const candidates = byName.length ? byName : request.tools.filter((t) => pattern.test(t.description));
+		const candidates = byName.length
+			? byName
+			: request.tools.filter((t) => pattern.test(t.description));
 		// Of several matching tools, the one whose arguments the question fills best.
 		const calls = candidates.map((tool) => ({
 			name: tool.name,
@@ -170,7 +176,8 @@ function completionOf(request, reply) {
 		type: 'function',
 		function: {
 			name: call.name,
-			arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+			arguments:
+				typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
 		},
 	}));
 	const promptTokens = tokenEstimate(JSON.stringify(request.messages));
@@ -227,11 +234,25 @@ function streamChunks(/** @type {ReturnType<typeof completionOf>} */ c, includeU
 	const chunks = [chunk({ role: 'assistant', content: c.toolCalls ? null : '' })];
 	if (c.toolCalls) {
 		c.toolCalls.forEach((call, index) => {
-			chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
-			chunks.push(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }));
+			chunks.push(
+				chunk({
+					tool_calls: [
+						{
+							index,
+							id: call.id,
+							type: 'function',
+							function: { name: call.function.name, arguments: '' },
+						},
+					],
+				}),
+			);
+			chunks.push(
+				chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }),
+			);
 		});
 	} else {
-		for (const piece of c.content.match(/[\s\S]{1,24}/g) ?? []) chunks.push(chunk({ content: piece }));
+		for (const piece of c.content.match(/[\s\S]{1,24}/g) ?? [])
+			chunks.push(chunk({ content: piece }));
 	}
 	chunks.push(chunk({}, c.finishReason));
 	if (includeUsage) chunks.push(chunk(undefined, null, { usage: c.usage }));
@@ -251,7 +272,9 @@ function sendJson(res, status, body) {
 }
 
 /** OpenAI's error shape. @param {string} message @param {string} type @param {string | null} [code] */
-const openAiError = (message, type, code = null) => ({ error: { message, type, param: null, code } });
+const openAiError = (message, type, code = null) => ({
+	error: { message, type, param: null, code },
+});
 
 /** @param {import('node:http').IncomingMessage} req @returns {Promise<any>} */
 async function readJson(req) {
@@ -291,7 +314,9 @@ export function createChatModel() {
 			const unknown = resolved.toolCalls.filter((call) => !offered.has(call.name));
 			if (unknown.length) {
 				throw Object.assign(
-					new Error(`scripted tool ${unknown.map((c) => `"${c.name}"`).join(', ')} was not offered; offered: ${[...offered].join(', ') || 'none'}`),
+					new Error(
+						`scripted tool ${unknown.map((c) => `"${c.name}"`).join(', ')} was not offered; offered: ${[...offered].join(', ') || 'none'}`,
+					),
 					{ status: 400 },
 				);
 			}
@@ -308,7 +333,15 @@ export function createChatModel() {
 	async function handle(req, res, path) {
 		const key = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
 		if (key !== CHAT_MODEL.apiKey) {
-			return sendJson(res, 401, openAiError('Incorrect API key provided for the sandbox model', 'invalid_request_error', 'invalid_api_key'));
+			return sendJson(
+				res,
+				401,
+				openAiError(
+					'Incorrect API key provided for the sandbox model',
+					'invalid_request_error',
+					'invalid_api_key',
+				),
+			);
 		}
 		if (path === CHAT_MODEL_PATHS.models && req.method === 'GET') {
 			return sendJson(res, 200, {
@@ -317,8 +350,18 @@ export function createChatModel() {
 			});
 		}
 		if (path !== CHAT_MODEL_PATHS.completions || req.method !== 'POST') {
-			const hint = path.endsWith('/responses') ? ": turn off 'Use Responses API' in the OpenAI Chat Model node" : '';
-			return sendJson(res, 404, openAiError(`The sandbox model serves POST ${CHAT_MODEL_PATHS.completions} and GET ${CHAT_MODEL_PATHS.models} only${hint}`, 'invalid_request_error', 'unknown_url'));
+			const hint = path.endsWith('/responses')
+				? ": turn off 'Use Responses API' in the OpenAI Chat Model node"
+				: '';
+			return sendJson(
+				res,
+				404,
+				openAiError(
+					`The sandbox model serves POST ${CHAT_MODEL_PATHS.completions} and GET ${CHAT_MODEL_PATHS.models} only${hint}`,
+					'invalid_request_error',
+					'unknown_url',
+				),
+			);
 		}
 		let request;
 		let reply;
@@ -329,12 +372,21 @@ export function createChatModel() {
 			reply = replyTo(request);
 			request.reply = reply;
 		} catch (error) {
-			return sendJson(res, error.status ?? 500, openAiError(error.message, 'invalid_request_error'));
+			return sendJson(
+				res,
+				error.status ?? 500,
+				openAiError(error.message, 'invalid_request_error'),
+			);
 		}
 		const completion = completionOf(request, reply);
 		if (!request.stream) return sendJson(res, 200, completionBody(completion));
-		res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
-		for (const chunk of streamChunks(completion, request.includeUsage)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+		res.writeHead(200, {
+			'Content-Type': 'text/event-stream; charset=utf-8',
+			'Cache-Control': 'no-cache',
+			Connection: 'keep-alive',
+		});
+		for (const chunk of streamChunks(completion, request.includeUsage))
+			res.write(`data: ${JSON.stringify(chunk)}\n\n`);
 		res.end('data: [DONE]\n\n');
 	}
 

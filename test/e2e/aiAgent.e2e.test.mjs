@@ -9,7 +9,6 @@
 // (test/e2e/aiAgent.n8n1.e2e.test.mjs) only 2.2 exists.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 
@@ -19,6 +18,7 @@ import {
 	createN8nInstance,
 	isN8n1,
 	n8nRestApi,
+	PACKAGE_NAME,
 	packPackage,
 	ROOT,
 	runManually,
@@ -43,7 +43,9 @@ const node = (type) => {
 const TRIGGER = node('@n8n/n8n-nodes-langchain.chatTrigger');
 const AGENT = node('@n8n/n8n-nodes-langchain.agent');
 const MODEL = node('@n8n/n8n-nodes-langchain.lmChatOpenAi');
-const TOOLS = EXAMPLE.nodes.filter((n) => n.type.startsWith('n8n-nodes-voice-messaging.') && n.type.endsWith('Tool'));
+const TOOLS = EXAMPLE.nodes.filter(
+	(n) => n.type.startsWith('n8n-nodes-voice-messaging.') && n.type.endsWith('Tool'),
+);
 /** The tool name n8n gives the model for a node (its name, other characters as `_`). */
 const toolName = (name) => name.replace(/[^a-zA-Z0-9_-]+/g, '_');
 const TOOL = Object.fromEntries(TOOLS.map((n) => [n.name, toolName(n.name)]));
@@ -106,7 +108,9 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
 	let server;
 	let session;
-	const workflowIds = Object.fromEntries(AGENT_VERSIONS.map((v) => [v, `e2eAiAgentV${String(v).replace('.', '')}`]));
+	const workflowIds = Object.fromEntries(
+		AGENT_VERSIONS.map((v) => [v, `e2eAiAgentV${String(v).replace('.', '')}`]),
+	);
 
 	before(async () => {
 		sandbox = await startSandbox({ progressIntervalMs: 0 });
@@ -116,10 +120,17 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			sandboxCredential(TOOLS[0].credentials.voiceMessagingApi, sandbox, DEMO_CLIENTS.full),
 			sandboxModelCredential(MODEL.credentials.openAiApi, sandbox),
 		]);
-		for (const v of AGENT_VERSIONS) await n8n.importWorkflow(agentWorkflow(workflowIds[v], { agentVersion: v }));
+		for (const v of AGENT_VERSIONS)
+			await n8n.importWorkflow(agentWorkflow(workflowIds[v], { agentVersion: v }));
 		const started = await startWithOwner(n8n, OWNER, BROWSER_ID);
 		server = started.server;
-		session = { baseUrl: server.baseUrl, cookie: started.cookie, n8nDir: n8n.n8nDir, browserId: BROWSER_ID, version };
+		session = {
+			baseUrl: server.baseUrl,
+			cookie: started.cookie,
+			n8nDir: n8n.n8nDir,
+			browserId: BROWSER_ID,
+			version,
+		};
 	});
 
 	after(async () => {
@@ -141,16 +152,21 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		const logStart = sandbox.log.length;
 		let run = await runManually(session, workflowId, TRIGGER.name, {
 			timeoutMs: 120_000,
-			triggerItems: [{ sessionId: `e2e-${Date.now()}`, action: 'sendMessage', chatInput: question }],
+			triggerItems: [
+				{ sessionId: `e2e-${Date.now()}`, action: 'sendMessage', chatInput: question },
+			],
 		});
 		// n8n 1.x may mark the execution finished a moment before its run data is stored.
 		const answered = (r) => r.error || r.runData[AGENT.name]?.at(-1)?.data;
 		if (!answered(run)) {
 			const { runDataOf } = n8nRestApi(session);
-			run = await waitFor(async () => {
-				const again = await runDataOf(run.execution.id);
-				return answered(again) && again;
-			}, { timeoutMs: 10_000, describe: () => `run data of execution ${run.execution.id}` });
+			run = await waitFor(
+				async () => {
+					const again = await runDataOf(run.execution.id);
+					return answered(again) && again;
+				},
+				{ timeoutMs: 10_000, describe: () => `run data of execution ${run.execution.id}` },
+			);
 		}
 		const api = sandbox.log.slice(logStart).filter((entry) => !entry.path.endsWith('/auth/token'));
 		if (!expectError) {
@@ -177,49 +193,74 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		return { text: results[0].content, data: JSON.parse(results[0].content) };
 	}
 
-	/** Each operation of a built node of this package: resource, operation, action, description. */
-	function operationsOf(file) {
-		const NodeClass = Object.values(createRequire(import.meta.url)(join(ROOT, 'dist', 'nodes', file)))[0];
-		const { description } = new NodeClass();
-		return description.properties
-			.filter((p) => p.name === 'operation')
-			.flatMap((p) =>
-				p.options.map((o) => ({
-					node: description.defaults.name,
-					type: `n8n-nodes-voice-messaging.${description.name}Tool`,
-					resource: p.displayOptions.show.resource[0],
-					operation: o.value,
-					action: o.action,
-					description: o.description,
-				})),
-			);
+	/**
+	 * Each operation of both nodes as the running n8n loaded them from the installed package (the
+	 * call the editor makes for node descriptions): node, tool type, resource, operation, action,
+	 * description.
+	 */
+	async function operations() {
+		const nodeInfos = ['voiceAi', 'messenger'].map((name) => ({
+			name: `${PACKAGE_NAME}.${name}`,
+			version: 1,
+		}));
+		const descriptions = await n8nRestApi(session).rest('POST', '/rest/node-types', { nodeInfos });
+		assert.equal(descriptions.length, 2);
+		return descriptions.flatMap((description) =>
+			description.properties
+				.filter((p) => p.name === 'operation')
+				.flatMap((p) =>
+					// n8n adds a "Custom API Call" entry (HTTP Request with this credential) to each list.
+					p.options
+						.filter((o) => o.value !== '__CUSTOM_API_CALL__')
+						.map((o) => ({
+							node: description.defaults.name,
+							type: `${PACKAGE_NAME}.${description.name.split('.').pop()}Tool`,
+							resource: p.displayOptions.show.resource[0],
+							operation: o.value,
+							action: o.action,
+							description: o.description,
+						})),
+				),
+		);
 	}
-	const operations = () => [
-		...operationsOf('VoiceAi/VoiceAi.node.js'),
-		...operationsOf('Messenger/Messenger.node.js'),
-	];
 
-	it('the example\'s tools are sent to the model with the descriptions of their operations and the $fromAI() fields as their schema', async () => {
+	it("the example's tools are sent to the model with the descriptions of their operations and the $fromAI() fields as their schema", async () => {
+		const all = await operations();
 		const { requests } = await chat(workflowIds[AGENT_VERSIONS[0]], 'Hello', [{ answer: 'Hello' }]);
 		const offered = new Map(requests[0].tools.map((t) => [t.name, t]));
 		for (const tool of TOOLS) {
 			const sent = offered.get(TOOL[tool.name]);
 			const { resource, operation, toolDescription } = tool.parameters;
-			const expected = operations().find((o) => o.resource === resource && o.operation === operation);
-			assert.equal(toolDescription, expected.description, `${tool.name}: the example repeats the operation's description`);
+			const expected = all.find((o) => o.resource === resource && o.operation === operation);
+			assert.equal(
+				toolDescription,
+				expected.description,
+				`${tool.name}: the example repeats the operation's description`,
+			);
 			assert.equal(sent.description, toolDescription, tool.name);
 			// Every $fromAI() key of the node is a required string property, described as in the node.
 			const keys = [...JSON.stringify(tool.parameters).matchAll(/\$fromAI\('(\w+)', '([^']*)'/g)];
-			assert.deepEqual(Object.keys(sent.parameters.properties).sort(), [...new Set(keys.map((k) => k[1]))].sort(), tool.name);
+			assert.deepEqual(
+				Object.keys(sent.parameters.properties).sort(),
+				[...new Set(keys.map((k) => k[1]))].sort(),
+				tool.name,
+			);
 			for (const [, key, about] of keys) {
-				assert.deepEqual(sent.parameters.properties[key], { type: 'string', description: about }, `${tool.name}.${key}`);
+				assert.deepEqual(
+					sent.parameters.properties[key],
+					{ type: 'string', description: about },
+					`${tool.name}.${key}`,
+				);
 			}
-			assert.deepEqual((sent.parameters.required ?? []).sort(), Object.keys(sent.parameters.properties).sort());
+			assert.deepEqual(
+				(sent.parameters.required ?? []).sort(),
+				Object.keys(sent.parameters.properties).sort(),
+			);
 		}
 	});
 
 	it('every operation as a tool added in the editor: the model gets "<action> in <node>", one distinct description each', async () => {
-		const all = operations();
+		const all = await operations();
 		const tools = all.map((o, index) => ({
 			id: `e2e-op-${index}`,
 			name: `${o.node} ${o.resource} ${o.operation}`,
@@ -240,7 +281,11 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			assert.equal(tool.description, `${o.action} in ${o.node}`);
 			assert.deepEqual(tool.parameters.properties ?? {}, {}, 'no $fromAI(): no arguments');
 		}
-		assert.equal(new Set(all.map((o) => `${o.action} in ${o.node}`)).size, all.length, 'distinct descriptions');
+		assert.equal(
+			new Set(all.map((o) => `${o.action} in ${o.node}`)).size,
+			all.length,
+			'distinct descriptions',
+		);
 	});
 
 	for (const agentVersion of AGENT_VERSIONS) {
@@ -279,17 +324,19 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			assert.ok(failed.length > 0 && failed.length < 20, `${failed.length} failed campaigns`);
 			const { output, requests, api } = await chat(wf(), 'Which campaigns failed?', [
 				{ toolCalls: [{ name: TOOL['Get campaigns'], arguments: { status: 'failed' } }] },
-				{ answer: (request) => `Failed: ${allWith(JSON.parse(request.toolResults[0].content), 'status').map((c) => c.name).join(', ')}` },
+				{
+					answer: (request) =>
+						`Failed: ${allWith(JSON.parse(request.toolResults[0].content), 'status')
+							.map((c) => c.name)
+							.join(', ')}`,
+				},
 			]);
 			assert.equal(api.length, 1, JSON.stringify(api));
 			assert.equal(api[0].path, `${API}/voice/campaigns`);
 			assert.equal(api[0].query.status, 'failed');
 			const { data } = onlyToolResult(requests, TOOL['Get campaigns']);
 			const got = allWith(data, 'agentName');
-			assert.deepEqual(
-				got.map((c) => c.id).sort(),
-				failed.map((c) => c.id).sort(),
-			);
+			assert.deepEqual(got.map((c) => c.id).sort(), failed.map((c) => c.id).sort());
 			assert.ok(got.every((c) => c.status === 'failed'));
 			assert.equal(output, `Failed: ${got.map((c) => c.name).join(', ')}`);
 		});
@@ -298,7 +345,10 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			const agent = sandbox.state.agents[3];
 			const { output, requests, api } = await chat(wf(), `Show me agent ${agent.id}`, [
 				{ toolCalls: [{ name: TOOL['Get agent'], arguments: { agentId: agent.id } }] },
-				{ answer: (request) => `Agent: ${findWith(JSON.parse(request.toolResults[0].content), 'provider').name}` },
+				{
+					answer: (request) =>
+						`Agent: ${findWith(JSON.parse(request.toolResults[0].content), 'provider').name}`,
+				},
 			]);
 			assert.deepEqual(
 				api.map((e) => `${e.method} ${e.path} ${e.status}`),
@@ -316,7 +366,10 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			);
 			const { output, requests, api } = await chat(wf(), `Find the contact ${term}`, [
 				{ toolCalls: [{ name: TOOL['Search contacts'], arguments: { term } }] },
-				{ answer: (request) => `Found ${allWith(JSON.parse(request.toolResults[0].content), 'phone').length}` },
+				{
+					answer: (request) =>
+						`Found ${allWith(JSON.parse(request.toolResults[0].content), 'phone').length}`,
+				},
 			]);
 			assert.deepEqual(
 				api.map((e) => `${e.method} ${e.path} ${e.status}`),
@@ -324,7 +377,9 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			);
 			const { data } = onlyToolResult(requests, TOOL['Search contacts']);
 			assert.deepEqual(
-				allWith(data, 'phone').map((c) => c.id).sort(),
+				allWith(data, 'phone')
+					.map((c) => c.id)
+					.sort(),
 				expected.map((c) => c.id).sort(),
 			);
 			assert.equal(output, `Found ${expected.length}`);
@@ -341,7 +396,10 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			const before = sandbox.state.messages.length;
 			const { output, requests, api } = await chat(wf(), 'Send the brochure to that chat', [
 				{ toolCalls: [{ name: TOOL['Send media to chat'], arguments: args }] },
-				{ answer: (request) => `Sent ${findWith(JSON.parse(request.toolResults[0].content), 'chatId').id}` },
+				{
+					answer: (request) =>
+						`Sent ${findWith(JSON.parse(request.toolResults[0].content), 'chatId').id}`,
+				},
 			]);
 			assert.deepEqual(
 				api.map((e) => `${e.method} ${e.path} ${e.status}`),
@@ -359,22 +417,39 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 
 		it(`${label}: bad tool arguments come back to the model as errors naming the field, and nothing is sent`, async () => {
 			const before = sandbox.state.messages.length;
-			const { output, requests, api } = await chat(wf(), 'Send the brochure to 600 12 34 and show agent', [
-				{
-					toolCalls: [
-						{ name: TOOL['Get agent'], arguments: { agentId: '' } },
-						{
-							name: TOOL['Send media to phone'],
-							arguments: { phone: '600 12 34', url: 'https://example.com/brochure.pdf', mediaType: 'document', caption: '' },
-						},
-					],
-				},
-				{ answer: (request) => request.toolResults.map((r) => `${r.name}: ${r.content}`).join('\n') },
-			]);
+			const { output, requests, api } = await chat(
+				wf(),
+				'Send the brochure to 600 12 34 and show agent',
+				[
+					{
+						toolCalls: [
+							{ name: TOOL['Get agent'], arguments: { agentId: '' } },
+							{
+								name: TOOL['Send media to phone'],
+								arguments: {
+									phone: '600 12 34',
+									url: 'https://example.com/brochure.pdf',
+									mediaType: 'document',
+									caption: '',
+								},
+							},
+						],
+					},
+					{
+						answer: (request) =>
+							request.toolResults.map((r) => `${r.name}: ${r.content}`).join('\n'),
+					},
+				],
+			);
 			assert.deepEqual(api, [], 'no API request');
 			assert.equal(sandbox.state.messages.length, before, 'nothing sent');
-			const results = Object.fromEntries(requests.at(-1).toolResults.map((r) => [r.name, r.content]));
-			assert.deepEqual(Object.keys(results).sort(), [TOOL['Get agent'], TOOL['Send media to phone']].sort());
+			const results = Object.fromEntries(
+				requests.at(-1).toolResults.map((r) => [r.name, r.content]),
+			);
+			assert.deepEqual(
+				Object.keys(results).sort(),
+				[TOOL['Get agent'], TOOL['Send media to phone']].sort(),
+			);
 			assert.deepEqual(
 				JSON.parse(results[TOOL['Get agent']]).map((r) => r.error),
 				['Agent is empty'],
@@ -397,21 +472,39 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	};
 
 	if (!isN8n1(version)) {
-		it('AI Agent 3.1 in a workflow without executionOrder v1 (legacy order, or none set): the model gets an empty result, from n8n\'s Calculator too', async () => {
+		it("AI Agent 3.1 in a workflow without executionOrder v1 (legacy order, or none set): the model gets an empty result, from n8n's Calculator too", async () => {
 			// Why every workflow here sets settings.executionOrder "v1" (as the editor does) and what the
 			// README's troubleshooting says. Should n8n change this, the test fails: update the README.
 			const tools = [TOOLS.find((t) => t.name === 'Get balance'), CALCULATOR];
 			const results = {};
-			for (const [id, settings] of [['e2eAiAgentOrdV1', { executionOrder: 'v1' }], ['e2eAiAgentOrdV0', { executionOrder: 'v0' }], ['e2eAiAgentOrdNo', {}]]) {
+			for (const [id, settings] of [
+				['e2eAiAgentOrdV1', { executionOrder: 'v1' }],
+				['e2eAiAgentOrdV0', { executionOrder: 'v0' }],
+				['e2eAiAgentOrdNo', {}],
+			]) {
 				await n8n.importWorkflow(agentWorkflow(id, { agentVersion: 3.1, tools, settings }));
 				const { requests, api } = await chat(id, 'Balance and 6*7?', [
-					{ toolCalls: [{ name: TOOL['Get balance'], arguments: {} }, { name: 'Calculator', arguments: { input: '6*7' } }] },
+					{
+						toolCalls: [
+							{ name: TOOL['Get balance'], arguments: {} },
+							{ name: 'Calculator', arguments: { input: '6*7' } },
+						],
+					},
 					{ answer: 'done' },
 				]);
-				assert.deepEqual(api.map((e) => e.path), [`${API}/voice/billing/balance`], 'the tool ran either way');
-				results[id] = Object.fromEntries(requests.at(-1).toolResults.map((r) => [r.name, r.content]));
+				assert.deepEqual(
+					api.map((e) => e.path),
+					[`${API}/voice/billing/balance`],
+					'the tool ran either way',
+				);
+				results[id] = Object.fromEntries(
+					requests.at(-1).toolResults.map((r) => [r.name, r.content]),
+				);
 			}
-			assert.equal(findWith(JSON.parse(results.e2eAiAgentOrdV1[TOOL['Get balance']]), 'credit').credit, sandbox.state.balance.credit);
+			assert.equal(
+				findWith(JSON.parse(results.e2eAiAgentOrdV1[TOOL['Get balance']]), 'credit').credit,
+				sandbox.state.balance.credit,
+			);
 			assert.match(results.e2eAiAgentOrdV1.Calculator, /42/);
 			const empty = { [TOOL['Get balance']]: '""', Calculator: '""' };
 			assert.deepEqual(results.e2eAiAgentOrdV0, empty, 'executionOrder "v0"');
@@ -430,6 +523,9 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			{ answer: 'done' },
 		]);
 		assert.deepEqual(api, []);
-		assert.deepEqual(requests.at(-1).toolResults.map((r) => r.content), ['']);
+		assert.deepEqual(
+			requests.at(-1).toolResults.map((r) => r.content),
+			[''],
+		);
 	});
 });

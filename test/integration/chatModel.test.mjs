@@ -24,7 +24,11 @@ const tool = (name, description, properties = {}) => ({
 const TOOLS = [
 	tool('Get_balance', 'Get the balance in Voice AI'),
 	tool('Get_campaigns', 'Get many campaigns in Voice AI', {
-		status: { type: 'string', description: 'Campaign status: pending, in_progress, completed, failed or cancelled; empty for every status' },
+		status: {
+			type: 'string',
+			description:
+				'Campaign status: pending, in_progress, completed, failed or cancelled; empty for every status',
+		},
 	}),
 	tool('Get_agent', 'Get an agent in Voice AI', {
 		agentId: { type: 'string', description: 'The ID of the agent' },
@@ -65,12 +69,19 @@ async function messageOf(response) {
 	const body = await response.json();
 	assert.equal(body.object, 'chat.completion');
 	assert.equal(body.choices.length, 1);
-	return { ...body.choices[0].message, finishReason: body.choices[0].finish_reason, usage: body.usage };
+	return {
+		...body.choices[0].message,
+		finishReason: body.choices[0].finish_reason,
+		usage: body.usage,
+	};
 }
 
 /** The tool call's name and parsed arguments. */
 const callsOf = (message) =>
-	message.tool_calls.map((call) => ({ name: call.function.name, arguments: JSON.parse(call.function.arguments) }));
+	message.tool_calls.map((call) => ({
+		name: call.function.name,
+		arguments: JSON.parse(call.function.arguments),
+	}));
 
 describe('sandbox chat model', () => {
 	test('a scripted tool call, then an answer built from the tool result the model was sent', async (t) => {
@@ -80,7 +91,9 @@ describe('sandbox chat model', () => {
 			{ toolCalls: [{ name: 'Get_campaigns', arguments: { status: 'failed' } }] },
 			{ answer: (request) => `Failed campaigns: ${request.toolResults.at(-1).content}` },
 		);
-		const first = await messageOf(await complete(sandbox, { messages: ask('Which campaigns failed?') }));
+		const first = await messageOf(
+			await complete(sandbox, { messages: ask('Which campaigns failed?') }),
+		);
 		assert.equal(first.finishReason, 'tool_calls');
 		assert.equal(first.content, null);
 		assert.deepEqual(callsOf(first), [{ name: 'Get_campaigns', arguments: { status: 'failed' } }]);
@@ -123,11 +136,20 @@ describe('sandbox chat model', () => {
 		const sandbox = await start(t);
 		const answer = 'The balance is 1289.52 USD, about 14328 minutes of calls.';
 		sandbox.chatModel.script(
-			{ toolCalls: [{ name: 'Get_balance', arguments: {} }, { name: 'Get_agent', arguments: { agentId: 'agt_1' } }] },
+			{
+				toolCalls: [
+					{ name: 'Get_balance', arguments: {} },
+					{ name: 'Get_agent', arguments: { agentId: 'agt_1' } },
+				],
+			},
 			{ answer },
 		);
 		const read = async (body) => {
-			const response = await complete(sandbox, { ...body, stream: true, stream_options: { include_usage: true } });
+			const response = await complete(sandbox, {
+				...body,
+				stream: true,
+				stream_options: { include_usage: true },
+			});
 			assert.equal(response.status, 200);
 			assert.match(response.headers.get('content-type'), /^text\/event-stream/);
 			const events = (await response.text()).split('\n\n').filter(Boolean);
@@ -162,9 +184,15 @@ describe('sandbox chat model', () => {
 
 		const text = await read({ messages: ask('thanks') });
 		assert.equal(text.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join(''), answer);
-		assert.ok(text.filter((chunk) => chunk.choices[0]?.delta?.content).length > 1, 'in several pieces');
+		assert.ok(
+			text.filter((chunk) => chunk.choices[0]?.delta?.content).length > 1,
+			'in several pieces',
+		);
 		assert.equal(text.at(-2).choices[0].finish_reason, 'stop');
-		assert.deepEqual(sandbox.chatModel.requests.map((r) => r.stream), [true, true]);
+		assert.deepEqual(
+			sandbox.chatModel.requests.map((r) => r.stream),
+			[true, true],
+		);
 	});
 
 	test('a wrong API key is a 401, /v1/models lists the model, the Responses API is named as unsupported', async (t) => {
@@ -204,7 +232,10 @@ describe('sandbox chat model', () => {
 		const sandbox = await start(t, { rateLimitPerMinute: 1, faults: { serverErrorRate: 1 } });
 		for (let i = 0; i < 3; i++) {
 			sandbox.chatModel.script({ answer: `answer ${i}` });
-			assert.equal((await messageOf(await complete(sandbox, { messages: ask('hi') }))).content, `answer ${i}`);
+			assert.equal(
+				(await messageOf(await complete(sandbox, { messages: ask('hi') }))).content,
+				`answer ${i}`,
+			);
 		}
 		assert.deepEqual(sandbox.log, []);
 	});
@@ -218,7 +249,11 @@ describe('sandbox chat model', () => {
 			[
 				'Send https://example.com/brochure.pdf to chat cht_b4a9e3e2d76ba632 with "Our brochure"',
 				'Send_media',
-				{ chatId: 'cht_b4a9e3e2d76ba632', url: 'https://example.com/brochure.pdf', caption: 'Our brochure' },
+				{
+					chatId: 'cht_b4a9e3e2d76ba632',
+					url: 'https://example.com/brochure.pdf',
+					caption: 'Our brochure',
+				},
 			],
 			[
 				'Send the document https://example.com/b.pdf to +34600123456',
@@ -229,7 +264,11 @@ describe('sandbox chat model', () => {
 		];
 		test('every keyword has a case here', () => {
 			const asked = cases.map(([question]) => question.toLowerCase());
-			for (const { keyword } of DEMO_KEYWORDS) assert.ok(asked.some((q) => q.includes(keyword)), keyword);
+			for (const { keyword } of DEMO_KEYWORDS)
+				assert.ok(
+					asked.some((q) => q.includes(keyword)),
+					keyword,
+				);
 		});
 		for (const [question, name, args] of cases) {
 			test(`"${question}" calls ${name} with arguments from the question`, async (t) => {
@@ -247,7 +286,17 @@ describe('sandbox chat model', () => {
 				await complete(sandbox, {
 					messages: [
 						...ask('What is my balance?'),
-						{ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Get_balance', arguments: '{}' } }] },
+						{
+							role: 'assistant',
+							content: null,
+							tool_calls: [
+								{
+									id: 'call_1',
+									type: 'function',
+									function: { name: 'Get_balance', arguments: '{}' },
+								},
+							],
+						},
 						{ role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: result }] },
 					],
 				}),
@@ -260,8 +309,12 @@ describe('sandbox chat model', () => {
 			const message = await messageOf(await complete(sandbox, { messages: ask('Hello there') }));
 			assert.equal(message.tool_calls, undefined);
 			assert.ok(message.content.startsWith(STAND_IN_NOTE));
-			for (const { keyword } of DEMO_KEYWORDS) assert.ok(message.content.includes(keyword), keyword);
-			assert.match(message.content, /Get_balance, Get_campaigns, Get_agent, Search_contacts, Send_media, Send_media_to_phone\)/);
+			for (const { keyword } of DEMO_KEYWORDS)
+				assert.ok(message.content.includes(keyword), keyword);
+			assert.match(
+				message.content,
+				/Get_balance, Get_campaigns, Get_agent, Search_contacts, Send_media, Send_media_to_phone\)/,
+			);
 		});
 	});
 });
