@@ -1,0 +1,339 @@
+// Messenger Trigger, Message Received, polling for real: an activated workflow in a running n8n
+// (`n8n start`) against the sandbox, whose demo customers write through its control endpoint.
+// Executions are read back through n8n's REST API; polls are counted in the sandbox log (the
+// workflow has its own API client). n8n polls at most once a minute (see voiceAiTrigger.e2e):
+// each test changes the sandbox right after a poll and waits for the next one.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
+
+import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
+import {
+	cleanupPack,
+	createN8nInstance,
+	isN8n1,
+	n8nRestApi,
+	packPackage,
+	sandboxCredential,
+	sleep,
+	startWithOwner,
+	logIn,
+	suiteOptions,
+	waitFor,
+} from './harness.mjs';
+
+const {
+	version: N8N_VERSION,
+	title,
+	it,
+} = suiteOptions('Messenger Trigger, Message Received, in an activated workflow of a running n8n');
+
+const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.messengerTrigger';
+const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
+const BROWSER_ID = 'e2e-browser';
+const TRIGGER_NODE = 'Customer wrote';
+const NOOP_NODE = 'No-Op';
+const WORKFLOW_ID = 'e2eMsgReceived01';
+const CREDENTIAL = { id: 'e2eMsgRecvCred01', name: 'Message Received client (e2e)' };
+const CLIENT = DEMO_CLIENTS.messengerOnly;
+/** Seconds from writing the workflow until n8n has made its baseline poll (import, activate, start). */
+const EXPECTED_STARTUP_S = 30;
+const CHANGE_MARGIN_S = 12;
+
+function workflow(chats, cronSecond) {
+	return {
+		id: WORKFLOW_ID,
+		name: 'e2e message received',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: { [TRIGGER_NODE]: { main: [[{ node: NOOP_NODE, type: 'main', index: 0 }]] } },
+		nodes: [
+			{
+				id: `${WORKFLOW_ID}-trigger`,
+				name: TRIGGER_NODE,
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					event: 'messageReceived',
+					chats,
+					direction: 'inbound',
+					messageTypes: [],
+					pollTimes: { item: [{ mode: 'custom', cronExpression: `${cronSecond} * * * * *` }] },
+				},
+				credentials: { voiceMessagingApi: CREDENTIAL },
+			},
+			{
+				id: `${WORKFLOW_ID}-noop`,
+				name: NOOP_NODE,
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
+		],
+		pinData: {},
+	};
+}
+
+describe(title, { timeout: 15 * 60_000 }, () => {
+	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
+	let sandbox;
+	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+	let n8n;
+	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
+	let server;
+	/** @type {ReturnType<typeof n8nRestApi>} */
+	let api;
+	let cronSecond = 0;
+	/** The chat watched from the start, and the one added to the list later. */
+	let chatA;
+	let chatB;
+	/** Every message ID the workflow was started with, in order, across all executions. */
+	const reported = [];
+	const seenExecutions = new Set();
+
+	/** Polls so far: each poll reads chat A's history (one request or more) once per poll, page 1. */
+	const pollCount = () =>
+		sandbox.log.filter(
+			(e) =>
+				e.clientId === CLIENT.clientId &&
+				e.path === `/api/v1/messenger/messages/chat/${chatA.id}` &&
+				String(e.query.page) === '1',
+		).length;
+
+	const diagnostics = () =>
+		`\n--- sandbox log (tail) ---\n${sandbox.log
+			.slice(-20)
+			.map(
+				(e) =>
+					`${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`,
+			)
+			.join('\n')}\n--- n8n output (tail) ---\n${server?.output().slice(-4000)}`;
+
+	async function startN8n() {
+		if (isN8n1(N8N_VERSION) && api) {
+			// 1.x: the owner exists after the first start; log in again.
+			server = await n8n.start();
+			api = restApi(await logIn(server.baseUrl, OWNER, BROWSER_ID));
+			return;
+		}
+		let cookie;
+		({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
+		api = restApi(cookie);
+	}
+	const restApi = (cookie) =>
+		n8nRestApi({ baseUrl: server.baseUrl, cookie, n8nDir: n8n.n8nDir, browserId: BROWSER_ID });
+
+	async function activate() {
+		const args = isN8n1(N8N_VERSION)
+			? ['update:workflow', `--id=${WORKFLOW_ID}`, '--active=true']
+			: ['publish:workflow', `--id=${WORKFLOW_ID}`];
+		await n8n.n8n(args);
+	}
+
+	/** Waits for a poll after `pollsBefore`, then for the executions it started to finish: their items. */
+	async function messagesOfNextPoll(pollsBefore) {
+		await waitFor(() => pollCount() > pollsBefore, {
+			timeoutMs: 90_000,
+			describe: () => `no poll after ${pollsBefore}${diagnostics()}`,
+		});
+		await sleep(3_000);
+		const fresh = await waitFor(
+			async () => {
+				const list = (await api.executionsOf(WORKFLOW_ID)).filter((e) => !seenExecutions.has(e.id));
+				return list.every((e) => e.status !== 'running' && e.status !== 'new') ? list : undefined;
+			},
+			{ timeoutMs: 60_000, describe: () => `executions did not finish${diagnostics()}` },
+		);
+		const executions = [];
+		for (const summary of fresh.sort((a, b) => Number(a.id) - Number(b.id))) {
+			seenExecutions.add(summary.id);
+			assert.equal(summary.status, 'success', JSON.stringify(summary));
+			const { runData } = await api.runDataOf(summary.id);
+			const items = runData[TRIGGER_NODE].at(-1).data.main[0].map((item) => item.json);
+			reported.push(...items.map((item) => item.messageId));
+			executions.push(items);
+		}
+		return executions;
+	}
+
+	/** Lets the current poll (if one is running) finish, so that changes fall between two polls. */
+	async function afterAPoll() {
+		const polls = pollCount();
+		const now = new Date();
+		const msToNext =
+			(((cronSecond - now.getUTCSeconds() + 60) % 60) * 1000 || 60_000) - now.getUTCMilliseconds();
+		if (msToNext < 8_000) {
+			await waitFor(() => pollCount() > polls, { timeoutMs: 30_000, describe: diagnostics });
+			await sleep(4_000);
+		}
+		return pollCount();
+	}
+
+	const assertNothingTwice = () =>
+		assert.equal(
+			new Set(reported).size,
+			reported.length,
+			`a message was reported twice: ${reported}`,
+		);
+
+	before(async () => {
+		sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
+		[chatA, chatB] = sandbox.state.chats;
+		const tarball = await packPackage();
+		n8n = await createN8nInstance({
+			tarball,
+			version: N8N_VERSION,
+			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
+		});
+		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, CLIENT)]);
+		cronSecond = Math.floor(Date.now() / 1000 + EXPECTED_STARTUP_S + CHANGE_MARGIN_S) % 60;
+		await n8n.importWorkflow(workflow(chatA.id, cronSecond));
+		await activate();
+		await startN8n();
+	});
+
+	after(async () => {
+		await server?.stop();
+		await n8n?.cleanup();
+		await sandbox?.close();
+		cleanupPack();
+	});
+
+	it('activation records a baseline and starts no execution, although the chat has history', async () => {
+		await waitFor(() => pollCount() >= 1, {
+			timeoutMs: 60_000,
+			describe: () => `no baseline poll${diagnostics()}`,
+		});
+		await afterAPoll();
+		assert.ok(
+			sandbox.state.messages.some((m) => m.chatId === chatA.id && m.direction === 'inbound'),
+		);
+		assert.deepEqual(await api.executionsOf(WORKFLOW_ID), []);
+		assert.deepEqual(
+			sandbox.log.filter((e) => e.status >= 400),
+			[],
+		);
+	});
+
+	it('a message written between two polls starts one execution with it', async () => {
+		const polls = await afterAPoll();
+		const [message] = sandbox.customerWrites({
+			chatId: chatA.id,
+			text: 'Is the quote still valid?',
+		}).items;
+		const executions = await messagesOfNextPoll(polls);
+		assert.equal(executions.length, 1, JSON.stringify(executions));
+		assert.deepEqual(
+			executions[0].map((i) => [i.messageId, i.chatId, i.direction, i.type, i.text]),
+			[[message.id, chatA.id, 'inbound', 'text', 'Is the quote still valid?']],
+		);
+	});
+
+	it('several messages between polls, two with one createdAt: one execution, in order', async () => {
+		const polls = await afterAPoll();
+		const time = new Date().toISOString();
+		const written = [
+			...sandbox.customerWrites({
+				chatId: chatA.id,
+				count: 2,
+				createdAt: time,
+				sameCreatedAt: true,
+			}).items,
+			...sandbox.customerWrites({ chatId: chatA.id, type: 'image', text: 'the damage' }).items,
+		];
+		const executions = await messagesOfNextPoll(polls);
+		assert.equal(executions.length, 1);
+		const expected = [...written].sort((a, b) =>
+			a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+		);
+		assert.deepEqual(
+			executions[0].map((i) => i.messageId),
+			expected.map((m) => m.id),
+		);
+		assert.equal(executions[0][2].text, 'the damage');
+		assertNothingTwice();
+	});
+
+	it('a burst of 250 in one chat: every message once, in one execution, three history pages', async () => {
+		const polls = await afterAPoll();
+		const burst = sandbox.customerWrites({ chatId: chatA.id, count: 250 }).items;
+		const mark = sandbox.log.length;
+		const executions = await messagesOfNextPoll(polls);
+		assert.equal(executions.length, 1);
+		assert.deepEqual(
+			executions[0].map((i) => i.messageId),
+			burst.map((m) => m.id),
+		);
+		const pages = sandbox.log
+			.slice(mark)
+			.filter((e) => e.clientId === CLIENT.clientId && e.path.endsWith(`/chat/${chatA.id}`));
+		assert.deepEqual(
+			pages.map((e) => String(e.query.page)),
+			['1', '2', '3'],
+		);
+		assertNothingTwice();
+	});
+
+	it('n8n restarted: what arrived while it was down is reported once at the first poll after', async () => {
+		await afterAPoll();
+		await server.stop();
+		const down = sandbox.customerWrites({
+			chatId: chatA.id,
+			count: 2,
+			text: 'Anyone there?',
+		}).items;
+		const polls = pollCount();
+		await startN8n();
+		const executions = await messagesOfNextPoll(polls);
+		assert.deepEqual(
+			executions.flat().map((i) => i.messageId),
+			down.map((m) => m.id),
+		);
+		// And a quiet poll after it starts nothing.
+		const quiet = await afterAPoll();
+		assert.deepEqual(await messagesOfNextPoll(quiet), []);
+		assertNothingTwice();
+	});
+
+	it('a chat added to the list later gets its own baseline; the watched one loses nothing meanwhile', async () => {
+		await afterAPoll();
+		await server.stop();
+		// As a user would: the workflow exported, its Chats edited, imported and activated again.
+		const file = join(n8n.userFolder, 'exported.json');
+		await n8n.n8n(['export:workflow', `--id=${WORKFLOW_ID}`, `--output=${file}`]);
+		const [exported] = [].concat(JSON.parse(readFileSync(file, 'utf8')));
+		const trigger = exported.nodes.find((n) => n.name === TRIGGER_NODE);
+		trigger.parameters.chats = `${chatA.id}, ${chatB.id}`;
+		// Unpublished first, as the CLI wants for an active workflow; importing makes a new version.
+		await n8n.n8n(['unpublish:workflow', `--id=${WORKFLOW_ID}`]);
+		await n8n.importWorkflow(exported);
+		await activate();
+		const meanwhile = sandbox.customerWrites({ chatId: chatA.id, text: 'Still waiting' }).items;
+		const polls = pollCount();
+		await startN8n();
+		const first = await messagesOfNextPoll(polls);
+		assert.deepEqual(
+			first.flat().map((i) => i.messageId),
+			meanwhile.map((m) => m.id),
+			'chat B: baseline only',
+		);
+		assert.ok(
+			sandbox.log.some(
+				(e) => e.clientId === CLIENT.clientId && e.path.endsWith(`/chat/${chatB.id}`),
+			),
+			`chat B was read at the first poll (its baseline)${diagnostics()}`,
+		);
+		const next = await afterAPoll();
+		const [inB] = sandbox.customerWrites({ chatId: chatB.id, text: 'Me too' }).items;
+		const executions = await messagesOfNextPoll(next);
+		assert.deepEqual(
+			executions.flat().map((i) => [i.messageId, i.chatId]),
+			[[inB.id, chatB.id]],
+		);
+		assertNothingTwice();
+		assert.doesNotMatch(server.output(), /poll failed/);
+	});
+});
