@@ -89,6 +89,7 @@ async function main() {
 	say('             (open the AI Agent example and its chat; the README says how to use a real model)');
 	say(`  workflows  ${examples.length} examples imported from examples/`);
 	for (const line of sandboxBanner(sandbox.url)) say(line);
+	say(`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; activate "Messenger: follow up when a customer replies" to answer)`);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
 	say('Press Ctrl-C to stop n8n and the sandbox.');

@@ -605,6 +605,28 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 				JSON.stringify(third.messages).slice(0, 2000),
 			);
 		});
+
+		it('reply-follow-up: the customer’s newest message marks the chat important and gets the price list', async () => {
+			const workflow = example('reply-follow-up.json');
+			const trigger = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messengerTrigger');
+			assert.equal(trigger.parameters.event, 'messageReceived');
+			const chat = sandbox.state.chats.find((c) => c.phone === trigger.parameters.chats);
+			assert.ok(chat, `the sandbox has a chat for ${trigger.parameters.chats}`);
+			chat.important = false;
+			const [wrote] = sandbox.customerWrites({ chatId: chat.id, text: 'E2E: is the quote still valid?' }).items;
+			const run = await runTrigger(workflow);
+			const [event] = itemsOf(run.runData, run.trigger);
+			assert.deepEqual(
+				[event.messageId, event.chatId, event.phone, event.direction, event.text],
+				[wrote.id, chat.id, chat.phone, 'inbound', 'E2E: is the quote still valid?'],
+			);
+			assert.equal(itemsOf(run.runData, 'Mark the chat important')[0].important, true);
+			assert.equal(chat.important, true);
+			const [sent] = itemsOf(run.runData, 'Answer with the price list');
+			const reply = sandbox.state.messages.find((m) => m.id === sent.id);
+			assert.deepEqual([reply.chatId, reply.direction, reply.type], [chat.id, 'outbound', 'document']);
+			assert.match(reply.content.caption, /"E2E: is the quote still valid\?"/);
+		});
 	});
 
 	it('every file in examples/ was run by a test above', () => {
