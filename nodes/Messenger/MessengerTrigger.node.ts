@@ -7,6 +7,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { valueOptions } from '../shared/descriptions';
+import { broadcastMessageIdsProperty } from './actions/broadcast/messageIds';
 import {
 	BROADCAST_STATUSES,
 	MAX_WATCHED_MESSAGES,
@@ -62,13 +63,9 @@ export class MessengerTrigger implements INodeType {
 				],
 			},
 			{
-				displayName: 'Broadcast Message IDs',
-				name: 'messageIds',
-				type: 'string',
-				required: true,
-				default: '',
-				placeholder: 'e.g. bcm_1a2b3, bcm_4c5d6',
-				description: `IDs separated by commas, spaces or new lines, or an expression giving an array of IDs (at most ${MAX_WATCHED_MESSAGES}). A message is no longer watched once it is read or failed.`,
+				...broadcastMessageIdsProperty(
+					`IDs separated by commas, spaces or new lines, or an expression giving an array of IDs (at most ${MAX_WATCHED_MESSAGES}). A message is no longer watched once it is read or failed.`,
+				),
 				displayOptions: broadcastOnly,
 			},
 			{
