@@ -1,6 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as getStatus from './getStatus.operation';
+import { MAX_STATUS_IDS_PER_ITEM } from './messageIds';
+import { MAX_BROADCAST_RECIPIENTS } from './recipients';
 import * as send from './send.operation';
 
 export { getStatus, send };
@@ -16,14 +18,13 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Status',
 				value: 'getStatus',
-				description: 'Get the delivery status of broadcast messages',
+				description: `Get the delivery status of broadcast messages by ID (from Broadcast → Send), up to ${MAX_STATUS_IDS_PER_ITEM} IDs per item: one item per message`,
 				action: 'Get the status of broadcast messages',
 			},
 			{
 				name: 'Send',
 				value: 'send',
-				description:
-					'Send a transactional message by WhatsApp, SMS or email to up to 1000 recipients',
+				description: `Send a transactional message (template or text) by WhatsApp, SMS or email to up to ${MAX_BROADCAST_RECIPIENTS} recipients: one item per message, with the ID Broadcast → Get Status takes`,
 				action: 'Send a broadcast',
 			},
 		],

@@ -16,13 +16,13 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get an AI voice agent',
+				description: 'Get one AI voice agent by ID (from Agent → Get Many): its name, status and provider',
 				action: 'Get an agent',
 			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List the AI voice agents of the workspace',
+				description: 'List the AI voice agents of the workspace, newest first: one item per agent with its ID, up to Limit unless Return All is on',
 				action: 'Get many agents',
 			},
 		],
