@@ -22,7 +22,9 @@ export type OperationTable<M extends Record<string, string>> = {
 /**
  * The one per-item loop of a node: runs the chosen operation for each input item, pairs every
  * output item with its input, and with "Continue On Fail" turns an item's error into an output
- * item instead of stopping the workflow.
+ * item instead of stopping the workflow. Run as an AI agent's tool, a failed call is always
+ * answered that way: the model reads the error (which names the field) and can correct itself,
+ * where some agent versions would otherwise hand it an empty result.
  */
 export async function runOperation<M extends Record<string, string>>(
 	this: IExecuteFunctions,
@@ -50,11 +52,16 @@ export async function runOperation<M extends Record<string, string>>(
 			);
 		} catch (error) {
 			const failure = asNodeError(this.getNode(), error, itemIndex);
-			if (!this.continueOnFail()) throw failure;
+			if (!this.continueOnFail() && !runsAsTool(this)) throw failure;
 			returnData.push({ json: failureItem(failure), pairedItem: { item: itemIndex } });
 		}
 	}
 	return [returnData];
+}
+
+/** Whether n8n runs the node as an agent's tool: it then has the type `<package>.<name>Tool`. */
+function runsAsTool(context: IExecuteFunctions): boolean {
+	return context.getNode().type.endsWith('Tool');
 }
 
 /** The output item of a failed item under "Continue On Fail": message, description, HTTP code. */

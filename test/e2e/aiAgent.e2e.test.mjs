@@ -512,20 +512,20 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		});
 	}
 
-	it('AI Agent 2.2 and a tool without On Error → Continue: the model gets an empty result for a failed call', async () => {
-		// Why the example's tools continue on error: then 2.2 gets the error text, as 3.x always does.
-		const tool = { ...TOOLS.find((t) => t.name === 'Get agent') };
-		delete tool.onError;
-		const id = 'e2eAiAgentNoCont';
-		await n8n.importWorkflow(agentWorkflow(id, { agentVersion: 2.2, tools: [tool] }));
-		const { requests, api } = await chat(id, 'Show agent', [
-			{ toolCalls: [{ name: TOOL['Get agent'], arguments: { agentId: '' } }] },
-			{ answer: 'done' },
+	it('AI Agent 2.2: what the API answered to a failed call (404) reaches the model, and the run goes on', async () => {
+		// A thrown error would reach a 2.2 agent's model as an empty result; run as a tool, the
+		// node answers with the error instead, with no On Error setting on the tool.
+		const { output, requests, api } = await chat(workflowIds[2.2], 'Show agent agt_missing', [
+			{ toolCalls: [{ name: TOOL['Get agent'], arguments: { agentId: 'agt_missing' } }] },
+			{ answer: (request) => `Tool said: ${request.toolResults[0].content}` },
 		]);
-		assert.deepEqual(api, []);
 		assert.deepEqual(
-			requests.at(-1).toolResults.map((r) => r.content),
-			[''],
+			api.map((e) => `${e.method} ${e.path} ${e.status}`),
+			[`GET ${API}/voice/agents/agt_missing 404`],
 		);
+		const [result] = onlyToolResult(requests, TOOL['Get agent']).data;
+		assert.equal(result.error, 'Agent not found: "agt_missing" (404). Check the ID.');
+		assert.equal(result.httpCode, '404');
+		assert.match(output, /Agent not found/);
 	});
 });

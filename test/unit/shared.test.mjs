@@ -169,3 +169,31 @@ describe('Broadcast → Get Status takes a limit of its own', () => {
 		assert.equal(calls.length, 0);
 	});
 });
+
+describe('run as an AI agent tool', () => {
+	const run = (type) => {
+		const { http, calls } = scriptedHttp(() => ({}));
+		const context = createExecuteContext({
+			params: { resource: 'message', operation: 'sendMediaToPhone', phone: '600 12 34', url: 'https://example.com/a.pdf', mediaType: 'document', options: {} },
+			http,
+			credentials,
+			node: { ...TEST_NODE, type },
+		});
+		return { result: new Messenger().execute.call(context), calls };
+	};
+
+	it('answers a failed call with the error as the output, for the model to read', async () => {
+		const { result, calls } = run('n8n-nodes-voice-messaging.messengerTool');
+		const [[item]] = await result;
+		assert.match(item.json.error, /Phone "600 12 34" is not a phone number in international format/);
+		assert.match(item.json.description, /country code/);
+		assert.deepEqual(item.pairedItem, { item: 0 });
+		assert.equal(calls.length, 0);
+	});
+
+	it('as a plain node the same call stops the workflow', async () => {
+		const { result, calls } = run('n8n-nodes-voice-messaging.messenger');
+		await assert.rejects(result, /is not a phone number in international format/);
+		assert.equal(calls.length, 0);
+	});
+});

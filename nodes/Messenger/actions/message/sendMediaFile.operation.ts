@@ -71,7 +71,7 @@ async function fileToSend(
 			`The input item has no binary field "${propertyName}"`,
 			present.length
 				? `Its binary fields are: ${present.join(', ')}. Set Input Binary Field to one of them.`
-				: 'It has no binary data at all. Add a node before this one that reads or downloads the file (e.g. Read/Write Files from Disk, HTTP Request with the response as a file).',
+				: 'It has no binary data at all. Add a node before this one that reads or downloads the file (e.g. Read/Write Files from Disk, HTTP Request with the response as a file). An AI agent cannot hand over a file: as a tool, use Message → Send Media by URL instead.',
 		);
 	}
 	const binaryData = this.helpers.assertBinaryData(itemIndex, propertyName);
