@@ -49,6 +49,8 @@ ${Object.entries(NUMERIC_FLAGS)
   --faults <json>           inject faults, e.g. '{"serverErrorRate":0.05,"rateLimitRate":0.1,"retryAfter":false,
                             "tokenExpiryRate":0.02,"slowRate":0.05,"slowMs":500,"resetRate":0.02,
                             "malformedJsonRate":0.02,"seed":1}' (rates from 0 to 1) [SANDBOX_FAULTS]
+  --count-refused           refused requests take a place in the rate limit's window too
+                            [SANDBOX_COUNT_REFUSED=1]
   --quiet                   do not print each request
   --help                    show this text
 
@@ -79,6 +81,7 @@ const { values } = parseArgs({
 		host: { type: 'string' },
 		faults: { type: 'string' },
 		quiet: { type: 'boolean', default: false },
+		'count-refused': { type: 'boolean', default: false },
 		write: { type: 'boolean', default: false },
 		text: { type: 'string' },
 		chat: { type: 'string' },
@@ -107,6 +110,8 @@ for (const [flag, [env, option, fallback]] of Object.entries(NUMERIC_FLAGS)) {
 	const raw = typeof fromFlag === 'string' ? fromFlag : process.env[env];
 	options[option] = raw === undefined ? fallback : toNumber(flag, raw);
 }
+options.countRefusedRequests =
+	values['count-refused'] === true || process.env.SANDBOX_COUNT_REFUSED === '1';
 // A long-running demo must not grow its request log forever.
 options.maxLogEntries = 10_000;
 const faultsText = /** @type {string | undefined} */ (values.faults) ?? process.env.SANDBOX_FAULTS;

@@ -32,6 +32,7 @@ import { createChatModel } from './chatModel.mjs';
  *   activeCampaignCount?: number,
  *   maxLogEntries?: number,
  *   rateWindowMs?: number,
+ *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
  * }} SandboxOptions
  *
@@ -50,7 +51,7 @@ import { createChatModel } from './chatModel.mjs';
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
- *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
+ *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
  *   chatModel: ReturnType<typeof createChatModel>,
  *   close: () => Promise<void>,
@@ -90,6 +91,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	activeCampaignCount: 5,
 	maxLogEntries: Infinity,
 	rateWindowMs: 60_000,
+	countRefusedRequests: false,
 	faults: {},
 });
 
@@ -104,10 +106,12 @@ const INVALID_TOKEN = 'Invalid or expired token';
 const base64url = (data) => Buffer.from(data).toString('base64url');
 
 /**
- * Sliding one-minute window per key; only accepted requests count.
+ * Sliding one-minute window per key; only accepted requests count, unless `countsRefused()`
+ * says refused ones take a place in the window too (as on many APIs). Retry-After is in whole
+ * seconds of a one-minute window: a shortened window shortens its seconds too (decimals).
  * @param {() => number} getLimit 0 disables
  */
-function createRateLimiter(getLimit, getWindowMs = () => WINDOW_MS) {
+function createRateLimiter(getLimit, getWindowMs = () => WINDOW_MS, countsRefused = () => false) {
 	/** @type {Map<string, number[]>} */
 	const hits = new Map();
 	return {
@@ -122,13 +126,16 @@ function createRateLimiter(getLimit, getWindowMs = () => WINDOW_MS) {
 			while (expired < times.length && times[expired] <= now - windowMs) expired++;
 			if (expired > 0) times.splice(0, expired);
 			if (times.length >= limit) {
+				if (countsRefused()) times.push(now);
 				// The window frees a slot when the request `limit` places back drops out of it.
 				const freesAt = times[times.length - limit] + windowMs;
+				const second = (1000 * windowMs) / WINDOW_MS;
+				const seconds = Math.max(1, Math.ceil((freesAt - now) / second));
 				return {
 					allowed: false,
 					limit,
 					remaining: 0,
-					retryAfter: Math.max(1, Math.ceil((freesAt - now) / 1000)),
+					retryAfter: Number(((seconds * second) / 1000).toFixed(3)),
 				};
 			}
 			times.push(now);
@@ -218,7 +225,11 @@ export async function startSandbox(options = {}) {
 	/** Token ids that have served at least one request (early expiry spares fresh tokens). */
 	const usedTokens = new Set();
 	// rateWindowMs shortens the API's one-minute window for benchmarks that must finish quickly.
-	const generalLimiter = createRateLimiter(() => opts.rateLimitPerMinute, () => opts.rateWindowMs);
+	const generalLimiter = createRateLimiter(
+		() => opts.rateLimitPerMinute,
+		() => opts.rateWindowMs,
+		() => opts.countRefusedRequests,
+	);
 	const tokenLimiter = createRateLimiter(() => opts.tokenRateLimitPerMinute);
 	/** @type {NodeJS.Timeout | undefined} */
 	let timer;
@@ -591,6 +602,7 @@ export async function startSandbox(options = {}) {
 				'tokenLifetimeSeconds',
 				'rateLimitPerMinute',
 				'rateWindowMs',
+				'countRefusedRequests',
 				'tokenRateLimitPerMinute',
 				'progressIntervalMs',
 				'maxLogEntries',

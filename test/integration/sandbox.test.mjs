@@ -291,6 +291,21 @@ describe('rate limit', () => {
 		assert.equal(short.status, 429);
 		assert.ok(Number(short.headers.get('retry-after')) <= 2, short.headers.get('retry-after'));
 	});
+
+	test('countRefusedRequests: a refused request takes a place in the window too', async (t) => {
+		const { sandbox, api } = await startWithClient(t, { rateLimitPerMinute: 1, rateWindowMs: 400 });
+		const balance = async () => (await api.get('/api/v1/voice/billing/balance')).status;
+		for (const counted of [false, true]) {
+			sandbox.setOptions({ countRefusedRequests: counted });
+			sandbox.resetRateLimits();
+			assert.equal(await balance(), 200);
+			await sleep(200);
+			assert.equal(await balance(), 429);
+			// The accepted request has left the window; the refused one (200 ms later) has not.
+			await sleep(250);
+			assert.equal(await balance(), counted ? 429 : 200, `counted: ${counted}`);
+		}
+	});
 });
 
 describe('voice: agents and campaigns', () => {
