@@ -1,46 +1,249 @@
 import { sleep } from 'n8n-workflow';
 
-/** The API's window for its request limit. Tests and benchmarks shorten it. */
-export const pacingSettings = { windowMs: 60_000 };
-
-/** Send times reserved per credential in this n8n process, oldest first. */
-const reservations = new Map<string, number[]>();
+import type { RequestFailure } from './errors';
+import { headerValue } from './errors';
 
 /**
- * When the next request for `key` may go out so that no more than `limit` requests fall in any
- * window: now while fewer than `limit` were sent in the last window, else when the request
- * `limit` places back leaves it. The time is reserved at once, so requests of concurrent
- * executions queue up in order instead of all waking at the same moment.
+ * The API's window for its request limit (tests and benchmarks shorten it), and whether a
+ * process adapts its rate to the 429 answers it meets; without that it keeps to Requests per
+ * Minute whatever happens (the benchmark runs both).
  */
-export function reserveSendTime(key: string, limit: number, now: number): number {
-	// A little longer than the API's window: a request sent on time can still arrive a moment
-	// after an earlier one that travelled slower (the first one also waits for the token).
-	const windowMs = pacingSettings.windowMs + 250 + Math.round(pacingSettings.windowMs / 100);
-	let times = reservations.get(key);
-	if (!times) {
-		times = [];
-		reservations.set(key, times);
-	}
+export const pacingSettings = { windowMs: 60_000, adaptive: true };
+
+/**
+ * The least share of a window a process spreads what it may send over. At its ceiling (alone, as
+ * far as it knows) a twentieth: processes that start together then meet the shared limit with a
+ * request or two in flight each, not with everything their executions had ready. Below it (it has
+ * met others) half a window: requests of all processes interleave, so whichever sends into a full
+ * window is a matter of chance weighted by its share, not of who resumed last.
+ */
+const SPREAD_SHARE = { atCeiling: 1 / 20, below: 1 / 2 };
+/** A 429 cuts the rate to this share of what was sent in the last window (drawn per cut). */
+const CUT_SHARE = { min: 0.85, max: 0.95 };
+/** Windows after a cut in which the rate grows by one request per window; then the growth doubles. */
+const STEADY_WINDOWS = 2;
+/** The growth per window doubles up to 2 ** this. */
+const MAX_DOUBLINGS = 16;
+/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
+const PAUSE_JITTER_SHARE = 0.1;
+
+/** What one process knows about one credential's limit. */
+export interface PacerState {
+	/** The credential's Requests per Minute: never exceeded. */
+	ceiling: number;
+	/** Requests per window this process allows itself now; starts at the ceiling. */
+	allowance: number;
+	/** When the answers of the last window came back, oldest first. */
+	answered: number[];
+	/** Requests sent and not answered yet: each holds a place until its answer comes. */
+	inFlight: number;
+	lastSentAt: number;
+	/** No request before this (the server said when to come back). */
+	pausedUntil: number;
+	/** When the rate was last cut; 429s for requests sent before it belong to that cut. */
+	lastCutAt: number;
+}
+
+export interface AttemptOutcome {
+	/** 2xx: the request was carried out. */
+	succeeded?: boolean;
+	/** 429: the API's limit was met. */
+	limited?: boolean;
+	/** How long the server asked to hold back, when it said. */
+	pauseMs?: number;
+}
+
+/**
+ * The window a place is held for: the API's, counted from the answer (which comes after the API
+ * counted the request, whatever the network did), plus a little slack for servers that keep
+ * coarser time.
+ */
+function windowSpan(): number {
+	return Math.ceil(pacingSettings.windowMs * 1.005);
+}
+
+export function createPacer(ceiling: number): PacerState {
+	return {
+		ceiling,
+		allowance: ceiling,
+		answered: [],
+		inFlight: 0,
+		lastSentAt: -Infinity,
+		pausedUntil: -Infinity,
+		lastCutAt: -Infinity,
+	};
+}
+
+function forgetOldAnswers(pacer: PacerState, now: number): void {
+	const { answered } = pacer;
 	let expired = 0;
-	while (expired < times.length && times[expired] <= now - windowMs) expired++;
-	if (expired > 0) times.splice(0, expired);
-	const at = times.length < limit ? now : Math.max(now, times[times.length - limit] + windowMs);
-	times.push(at);
-	return at;
+	while (expired < answered.length && answered[expired] <= now - windowSpan()) expired++;
+	if (expired > 0) answered.splice(0, expired);
+}
+
+/** Milliseconds until this process may send its next request (0: now). */
+export function sendDelay(pacer: PacerState, now: number): number {
+	forgetOldAnswers(pacer, now);
+	const span = windowSpan();
+	const limit = Math.max(1, Math.floor(pacer.allowance));
+	let at = Math.max(now, pacer.pausedUntil);
+	if (pacingSettings.adaptive) {
+		const spread = pacer.allowance < pacer.ceiling ? SPREAD_SHARE.below : SPREAD_SHARE.atCeiling;
+		at = Math.max(at, pacer.lastSentAt + Math.floor((span * spread) / limit));
+	}
+	const mustLeave = pacer.answered.length + pacer.inFlight - limit + 1;
+	if (mustLeave > 0) {
+		// A place frees a window after its answer; one still awaited frees later than a window from now.
+		at = Math.max(
+			at,
+			mustLeave <= pacer.answered.length ? pacer.answered[mustLeave - 1] + span : now + span,
+		);
+	}
+	// Whole milliseconds: a fraction would never pass in a simulated clock.
+	return at - now;
+}
+
+export function markSent(pacer: PacerState, now: number): void {
+	pacer.inFlight++;
+	pacer.lastSentAt = now;
 }
 
 /**
- * Waits for this credential's turn under its per-minute budget (0 or less: no pacing), so that
- * a long run stays under the API's limit on its own instead of leaning on 429 answers.
+ * Multiplicative decrease: the rate drops to 85–95 % of what this process sent in the last
+ * window (not of its allowance, which it may not have used), once per congestion event.
  */
-export async function waitForRequestSlot(key: string, perMinute: number): Promise<void> {
-	if (!Number.isFinite(perMinute) || perMinute <= 0) return;
-	const now = Date.now();
-	const at = reserveSendTime(key, Math.max(1, Math.floor(perMinute)), now);
-	if (at > now) await sleep(at - now);
+function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => number): void {
+	if (sentAt < pacer.lastCutAt) return;
+	forgetOldAnswers(pacer, now);
+	const sent = pacer.answered.length + pacer.inFlight;
+	const share = CUT_SHARE.min + (CUT_SHARE.max - CUT_SHARE.min) * random();
+	pacer.allowance = Math.max(1, Math.min(pacer.allowance, sent) * share);
+	pacer.lastCutAt = now;
 }
 
-/** Forgets every reservation (tests). */
+/**
+ * Additive increase: each answered request adds step / allowance, so a window's worth adds
+ * `step` requests per window; the step doubles with each window without a 429, so a process
+ * left alone is back at the ceiling within a few windows while one near the shared limit
+ * creeps up by one.
+ */
+function speedUp(pacer: PacerState, now: number): void {
+	if (pacer.allowance >= pacer.ceiling) return;
+	const quietWindows = Math.floor((now - pacer.lastCutAt) / pacingSettings.windowMs);
+	const doublings = Math.min(Math.max(0, quietWindows - STEADY_WINDOWS + 1), MAX_DOUBLINGS);
+	const step = 2 ** doublings;
+	pacer.allowance = Math.min(pacer.ceiling, pacer.allowance + step / pacer.allowance);
+}
+
+/** Records the answer (or failure) of a request sent at `sentAt`, and adapts the rate to it. */
+export function markAnswered(
+	pacer: PacerState,
+	sentAt: number,
+	now: number,
+	outcome: AttemptOutcome,
+	random = Math.random,
+): void {
+	pacer.inFlight = Math.max(0, pacer.inFlight - 1);
+	// A refused request holds no place here: were it to, a process that met a 429 with little of
+	// its own in the window would wait a whole window for a place the API may never have counted.
+	if (!outcome.limited) {
+		const { answered } = pacer;
+		let at = answered.length;
+		while (at > 0 && answered[at - 1] > now) at--;
+		answered.splice(at, 0, now);
+	}
+	if (!pacingSettings.adaptive) return;
+	if (outcome.limited) {
+		if (outcome.pauseMs !== undefined) {
+			const pause =
+				Math.min(outcome.pauseMs, pacingSettings.windowMs) * (1 + PAUSE_JITTER_SHARE * random());
+			pacer.pausedUntil = Math.max(pacer.pausedUntil, Math.ceil(now + pause));
+		}
+		slowDown(pacer, sentAt, now, random);
+	} else if (outcome.succeeded) {
+		speedUp(pacer, now);
+	}
+}
+
+const asText = (value: unknown): string =>
+	value === undefined || value === null ? '' : String(value).trim();
+
+/**
+ * How long a 429's headers ask to hold back: `Retry-After` (seconds or a date), else a reset
+ * hint (`RateLimit-Reset`, `X-RateLimit-Reset`, or `reset=` / `t=` in `RateLimit`), in seconds
+ * or, when it is that large, as the Unix time of the reset. None is documented for this API.
+ */
+export function serverPauseMs(headers: unknown, now: number): number | undefined {
+	const retryAfter = asText(headerValue(headers, 'retry-after'));
+	if (retryAfter) {
+		const seconds = Number(retryAfter);
+		const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - now;
+		if (Number.isFinite(ms)) return Math.max(0, ms);
+	}
+	const reset =
+		asText(headerValue(headers, 'ratelimit-reset')) ||
+		asText(headerValue(headers, 'x-ratelimit-reset')) ||
+		(/(?:\breset=|;t=)(\d+(?:\.\d+)?)/.exec(asText(headerValue(headers, 'ratelimit')))?.[1] ?? '');
+	const value = Number(reset);
+	if (!reset || !Number.isFinite(value) || value < 0) return undefined;
+	return Math.max(0, value > 1e9 ? value * 1000 - now : value * 1000);
+}
+
+/** One process's pacer per credential (base URL and client ID). */
+const pacers = new Map<string, PacerState & { queue: Promise<unknown> }>();
+
+export interface RequestSlot {
+	readonly pacer: PacerState;
+	readonly sentAt: number;
+	settled: boolean;
+}
+
+async function takeSlotWhenFree(pacer: PacerState): Promise<RequestSlot> {
+	for (;;) {
+		const now = Date.now();
+		const delay = sendDelay(pacer, now);
+		if (delay <= 0) {
+			markSent(pacer, now);
+			return { pacer, sentAt: now, settled: false };
+		}
+		await sleep(delay);
+	}
+}
+
+/**
+ * Waits for this credential's turn (0 or less: no pacing) and takes it. Executions of one process
+ * queue in order; what they may send adapts to the 429s they meet, never above `perMinute`.
+ * Hand the slot to `settleRequestSlot` when the answer comes.
+ */
+export async function waitForRequestSlot(
+	key: string,
+	perMinute: number,
+): Promise<RequestSlot | undefined> {
+	if (!Number.isFinite(perMinute) || perMinute <= 0) return undefined;
+	const ceiling = Math.max(1, Math.floor(perMinute));
+	const pacer = pacers.get(key) ?? { ...createPacer(ceiling), queue: Promise.resolve() };
+	pacers.set(key, pacer);
+	pacer.ceiling = ceiling;
+	pacer.allowance = Math.min(pacer.allowance, ceiling);
+	const turn = pacer.queue.then(async () => await takeSlotWhenFree(pacer));
+	pacer.queue = turn;
+	return await turn;
+}
+
+/** Tells the pacer what a request got: nothing (2xx), or the failure (a 429 with its headers). */
+export function settleRequestSlot(slot: RequestSlot | undefined, failure?: RequestFailure): void {
+	if (!slot || slot.settled) return;
+	slot.settled = true;
+	const now = Date.now();
+	const limited = failure?.status === 429;
+	markAnswered(slot.pacer, slot.sentAt, now, {
+		succeeded: failure === undefined,
+		limited,
+		pauseMs: limited ? serverPauseMs(failure.headers, now) : undefined,
+	});
+}
+
+/** Forgets every pacer (tests). */
 export function resetPacing(): void {
-	reservations.clear();
+	pacers.clear();
 }

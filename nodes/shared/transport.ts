@@ -12,7 +12,7 @@ import { sleep } from 'n8n-workflow';
 import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
 import { describeFailure, headerValue, requestFailedError } from './errors';
-import { waitForRequestSlot } from './pacing';
+import { settleRequestSlot, waitForRequestSlot } from './pacing';
 import { isPathSegment } from './validation';
 
 export const CREDENTIAL_TYPE = 'voiceMessagingApi';
@@ -163,8 +163,9 @@ export async function apiRequest(
 	if (options.body !== undefined) request.body = options.body;
 
 	for (let attempt = 1; ; attempt++) {
-		await waitForRequestSlot(pacingKey, perMinute);
+		const slot = await waitForRequestSlot(pacingKey, perMinute);
 		const { answer, failure } = await sendOnce(this, request);
+		settleRequestSlot(slot, failure);
 		if (!failure) return answer;
 		if (options.missingAsUndefined && failure.status === 404) return undefined;
 		if (!shouldRetry(method, failure, attempt)) {

@@ -132,7 +132,8 @@ describe('Voice AI node against the sandbox', () => {
 		Object.assign(retrySettings, { maxRetryAfterMs: 50, baseDelayMs: 10 });
 		const limited = await startSandbox({ port: 0, agentCount: 250, rateLimitPerMinute: 2 });
 		try {
-			const runner = sandboxRunner(VoiceAi, limited, DEMO_CLIENTS.full);
+			// Pacing off: the pages go back to back and meet the limit (the retry is under test here).
+			const runner = sandboxRunner(VoiceAi, limited, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
 			// The sandbox counts a minute; resetting its window keeps the waits short.
 			const originalLog = limited.log.length;
 			const timer = setInterval(() => limited.resetRateLimits(), 20);

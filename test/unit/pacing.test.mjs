@@ -1,55 +1,331 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
-import { pacingSettings, reserveSendTime, resetPacing } from '../../nodes/shared/pacing.ts';
+import {
+	createPacer,
+	markAnswered,
+	markSent,
+	pacingSettings,
+	resetPacing,
+	sendDelay,
+	serverPauseMs,
+	settleRequestSlot,
+	waitForRequestSlot,
+} from '../../nodes/shared/pacing.ts';
 
 afterEach(() => {
 	resetPacing();
 	pacingSettings.windowMs = 60_000;
+	pacingSettings.adaptive = true;
 });
 
-describe('reserveSendTime', () => {
-	it('lets `limit` requests go at once, then one more each time an old one leaves the window', () => {
-		const times = Array.from({ length: 7 }, () => reserveSendTime('cred', 3, 1000));
-		// the window plus its safety margin of 250 ms + 1 %
-		assert.deepEqual(times, [1000, 1000, 1000, 61_850, 61_850, 61_850, 122_700]);
+/** A seeded random stream, so that the jitter is the same on every run. */
+function seeded(seed) {
+	let state = seed;
+	return () => (state = (state * 16807) % 2147483647) / 2147483647;
+}
+
+/** Sends as soon as the pacer allows, `latency` ms per answer; returns the send times. */
+function sendAll(pacer, count, { latency = 0, from = 0 } = {}) {
+	const sent = [];
+	let now = from;
+	while (sent.length < count) {
+		const delay = sendDelay(pacer, now);
+		if (delay > 0) {
+			now += delay;
+			continue;
+		}
+		markSent(pacer, now);
+		sent.push(now);
+		markAnswered(pacer, now, now + latency, { succeeded: true });
+	}
+	return sent;
+}
+
+describe('pacing at the ceiling (one process alone)', () => {
+	it('sends the ceiling within a twentieth of the window, then waits a window after the first answer', () => {
+		pacingSettings.windowMs = 1000;
+		const sent = sendAll(createPacer(10), 11, { latency: 5 });
+		assert.ok(sent[9] <= 1005 / 20, `the tenth went at ${sent[9]}`);
+		// The window counts from the first answer (5 ms) plus 0.5 % slack.
+		assert.equal(sent[10], 5 + 1005);
 	});
 
-	it('never lets more than `limit` fall in any window, whatever the arrival pattern', () => {
-		const sent = [];
+	it('never lets more than the ceiling reach the API in any window, whatever the answers take', () => {
+		pacingSettings.windowMs = 60_000;
+		const pacer = createPacer(100);
+		const random = seeded(7);
+		const arrivals = [];
 		let now = 0;
-		for (let i = 0; i < 500; i++) {
-			now += Math.floor((i * 7919) % 1300); // uneven arrivals
-			sent.push(reserveSendTime('cred', 100, now));
+		const pending = [];
+		for (let sentCount = 0; sentCount < 500;) {
+			pending.sort((a, b) => a.answerAt - b.answerAt);
+			const delay = sendDelay(pacer, now);
+			if (delay <= 0) {
+				markSent(pacer, now);
+				// The API counts the request somewhere between sending and answering.
+				const answerAt = now + Math.floor(random() * 3000);
+				arrivals.push(now + Math.floor(random() * (answerAt - now)));
+				pending.push({ sentAt: now, answerAt });
+				sentCount++;
+				continue;
+			}
+			const next = Math.min(now + delay, pending[0]?.answerAt ?? Infinity);
+			while (pending.length && pending[0].answerAt <= next) {
+				const { sentAt, answerAt } = pending.shift();
+				markAnswered(pacer, sentAt, answerAt, { succeeded: true });
+			}
+			now = next;
 		}
-		sent.sort((a, b) => a - b);
-		for (let i = 100; i < sent.length; i++) {
+		arrivals.sort((a, b) => a - b);
+		for (let i = 100; i < arrivals.length; i++) {
 			assert.ok(
-				sent[i] - sent[i - 100] >= 60_000,
-				`requests ${i - 100} and ${i} fall in one window`,
+				arrivals[i] - arrivals[i - 100] > 60_000,
+				`requests ${i - 100} and ${i} in one window`,
 			);
 		}
 	});
 
-	it('does not delay requests that arrive slower than the budget', () => {
-		const sent = Array.from({ length: 50 }, (_, i) => reserveSendTime('cred', 100, i * 700));
-		assert.deepEqual(
-			sent,
-			Array.from({ length: 50 }, (_, i) => i * 700),
-		);
-	});
-
-	it('keeps one budget per credential', () => {
-		reserveSendTime('a', 1, 0);
-		assert.equal(reserveSendTime('a', 1, 0), 60_850);
-		assert.equal(reserveSendTime('b', 1, 0), 0);
-	});
-
-	it('follows a shortened window', () => {
+	it('holds a place for a request still awaiting its answer', () => {
 		pacingSettings.windowMs = 1000;
-		assert.deepEqual(
-			[0, 0, 0].map(() => reserveSendTime('w', 2, 0)),
-			[0, 0, 1260],
+		const pacer = createPacer(2);
+		markSent(pacer, 0);
+		markSent(pacer, 0);
+		assert.equal(sendDelay(pacer, 500), 1005, 'both places taken, no answer yet');
+		markAnswered(pacer, 0, 700, { succeeded: true });
+		assert.equal(sendDelay(pacer, 700), 1005, 'a window from the answer');
+	});
+
+	it('does not delay requests that come slower than the ceiling', () => {
+		const pacer = createPacer(100);
+		for (let i = 0; i < 50; i++) {
+			assert.equal(sendDelay(pacer, i * 700), 0);
+			markSent(pacer, i * 700);
+			markAnswered(pacer, i * 700, i * 700 + 50, { succeeded: true });
+		}
+	});
+});
+
+describe('adapting to 429 answers', () => {
+	it('a 429 cuts the rate to 85–95 % of what was sent in the window, once per event', () => {
+		pacingSettings.windowMs = 1000;
+		const pacer = createPacer(100);
+		const sent = sendAll(pacer, 40);
+		markSent(pacer, 60);
+		markAnswered(pacer, 60, 61, { limited: true }, () => 0);
+		assert.equal(pacer.allowance, 40 * 0.85);
+		// An answer to a request sent before the cut belongs to the same event.
+		markAnswered(pacer, sent[39], 62, { limited: true }, () => 0);
+		assert.equal(pacer.allowance, 40 * 0.85);
+		markSent(pacer, 70);
+		markAnswered(pacer, 70, 71, { limited: true }, () => 1);
+		assert.equal(pacer.allowance, 40 * 0.85 * 0.95);
+	});
+
+	it("holds the whole process back for the server's pause, at most a window, with a little spread", () => {
+		pacingSettings.windowMs = 1000;
+		const pacer = createPacer(100);
+		sendAll(pacer, 40);
+		markSent(pacer, 100);
+		markAnswered(pacer, 100, 110, { limited: true, pauseMs: 200 }, () => 0.5);
+		assert.equal(pacer.pausedUntil, 110 + 200 * 1.05);
+		markSent(pacer, 400);
+		markAnswered(pacer, 400, 410, { limited: true, pauseMs: 30_000 }, () => 0);
+		assert.equal(pacer.pausedUntil, 410 + 1000);
+	});
+
+	it('climbs back by one request per window for two windows, then twice as fast each window, up to the ceiling', () => {
+		pacingSettings.windowMs = 1000;
+		const pacer = createPacer(100);
+		Object.assign(pacer, { allowance: 20, lastCutAt: 0 });
+		const grown = [];
+		for (let window = 0; window < 6; window++) {
+			const before = pacer.allowance;
+			// A window's worth of answers, spread over that window.
+			const answers = Math.round(pacer.allowance);
+			for (let i = 0; i < answers; i++) {
+				markAnswered(pacer, 0, window * 1000 + 1 + (i * 998) / answers, { succeeded: true });
+			}
+			grown.push(pacer.allowance - before);
+		}
+		// A window's answers add the step divided by a growing allowance: a little under the step.
+		[1, 1, 2, 4, 8, 16].forEach((step, window) =>
+			assert.ok(grown[window] > 0.8 * step && grown[window] <= step, `window ${window}: ${grown}`),
 		);
+		for (let i = 0; i < 300; i++) markAnswered(pacer, 0, 6000 + i, { succeeded: true });
+		assert.equal(pacer.allowance, 100);
+	});
+
+	it('keeps to the ceiling whatever happens when adapting is off', () => {
+		pacingSettings.adaptive = false;
+		const pacer = createPacer(100);
+		markSent(pacer, 0);
+		markAnswered(pacer, 0, 1, { limited: true, pauseMs: 5000 });
+		assert.equal(pacer.allowance, 100);
+		assert.equal(sendDelay(pacer, 1), 0);
+	});
+});
+
+describe("the server's pause from a 429's headers", () => {
+	const now = Date.parse('2025-01-01T00:00:00Z');
+	const cases = [
+		[{ 'Retry-After': '3' }, 3000],
+		[{ 'retry-after': '0.25' }, 250],
+		[{ 'Retry-After': 'Wed, 01 Jan 2025 00:00:07 GMT' }, 7000],
+		[{ 'RateLimit-Reset': '12' }, 12_000],
+		[{ 'X-RateLimit-Reset': String(now / 1000 + 20) }, 20_000],
+		[{ RateLimit: 'limit=100, remaining=0, reset=9' }, 9000],
+		[{ RateLimit: '"default";r=0;t=4' }, 4000],
+		[{ 'Retry-After': '2', 'X-RateLimit-Reset': '40' }, 2000],
+		[new Headers({ 'Retry-After': '5' }), 5000],
+		[{ 'X-RateLimit-Remaining': '0' }, undefined],
+		[{ 'Retry-After': 'soon' }, undefined],
+		[undefined, undefined],
+	];
+	for (const [headers, expected] of cases) {
+		it(`${JSON.stringify(headers instanceof Headers ? Object.fromEntries(headers) : headers)} → ${expected}`, () => {
+			assert.equal(serverPauseMs(headers, now), expected);
+		});
+	}
+});
+
+/**
+ * `processes` pacers (each with `lanes` executions that send one request after another) against
+ * one sliding-window limit that also counts refused requests, in simulated time: nothing is
+ * shared between the pacers but the API's answers. Work comes from one queue, as in queue mode.
+ */
+function simulateSharedLimit({
+	processes,
+	lanes = 10,
+	requests = 1000,
+	limit = 100,
+	windowMs = 3000,
+}) {
+	pacingSettings.windowMs = windowMs;
+	const random = seeded(processes);
+	const events = [];
+	const at = (time, run) => events.push({ time, order: events.length, run });
+	const window = [];
+	const accepted = [];
+	const perProcess = new Array(processes).fill(0);
+	let refused = 0;
+	let lost = 0;
+	let left = requests;
+	const second = windowMs / 60;
+	const take = (now) => {
+		while (window.length && window[0] <= now - windowMs) window.shift();
+		window.push(now);
+		if (window.length <= limit) return { ok: true };
+		const freesAt = window[window.length - limit] + windowMs;
+		return { ok: false, pauseMs: Math.max(1, Math.ceil((freesAt - now) / second)) * second };
+	};
+	for (let p = 0; p < processes; p++) {
+		const pacer = createPacer(limit);
+		const waiting = [];
+		let pumping = false;
+		const send = (item, sentAt) => {
+			markSent(pacer, sentAt);
+			at(sentAt + 1, (arrival) => {
+				const answer = take(arrival);
+				at(arrival + 1, (answeredAt) => {
+					const outcome = answer.ok
+						? { succeeded: true }
+						: { limited: true, pauseMs: answer.pauseMs };
+					markAnswered(pacer, sentAt, answeredAt, outcome, random);
+					if (answer.ok) {
+						accepted.push(arrival);
+						perProcess[p]++;
+						return next(answeredAt);
+					}
+					refused++;
+					// The transport's own retries: Retry-After plus a little spread, 6 attempts in all.
+					if (++item.attempts < 6)
+						return at(answeredAt + answer.pauseMs + random() * 250, (t) => queue(t, item));
+					lost++;
+					next(answeredAt);
+				});
+			});
+		};
+		const pump = (now) => {
+			pumping = false;
+			while (waiting.length) {
+				const delay = sendDelay(pacer, now);
+				if (delay > 0) {
+					pumping = true;
+					return at(now + delay, pump);
+				}
+				send(waiting.shift(), now);
+			}
+		};
+		const queue = (now, item) => {
+			waiting.push(item);
+			if (!pumping) at(now, pump);
+			pumping = true;
+		};
+		const next = (now) => {
+			if (left-- > 0) queue(now, { attempts: 0 });
+		};
+		for (let lane = 0; lane < lanes; lane++) at(0, next);
+	}
+	while (events.length) {
+		let first = 0;
+		for (let i = 1; i < events.length; i++) {
+			const [a, b] = [events[i], events[first]];
+			if (a.time < b.time || (a.time === b.time && a.order < b.order)) first = i;
+		}
+		const [event] = events.splice(first, 1);
+		event.run(event.time);
+	}
+	const windows = Math.floor((accepted.at(-1) - accepted[0]) / windowMs);
+	const inFullWindows = accepted.filter((t) => t < accepted[0] + windows * windowMs).length;
+	return {
+		perWindow: inFullWindows / windows / limit,
+		refusedShare: refused / (accepted.length + refused),
+		lost,
+		perProcess,
+	};
+}
+
+describe('processes that cannot talk to each other share one limit', () => {
+	for (const processes of [2, 4]) {
+		it(`${processes} processes: at least 0.9 of the limit used, at most 5 % answered 429`, () => {
+			const { perWindow, refusedShare, lost, perProcess } = simulateSharedLimit({ processes });
+			assert.equal(lost, 0);
+			assert.ok(perWindow >= 0.9, `completed per window / limit: ${perWindow}`);
+			assert.ok(refusedShare <= 0.05, `share answered 429: ${refusedShare}`);
+			const fair = 1000 / processes;
+			assert.ok(
+				perProcess.every((count) => count > fair / 2),
+				`requests per process: ${perProcess}`,
+			);
+		});
+	}
+
+	it('with adapting off, the same processes spend most requests on refusals and lose items', () => {
+		pacingSettings.adaptive = false;
+		const { refusedShare, lost } = simulateSharedLimit({ processes: 4 });
+		assert.ok(refusedShare > 0.5, `share answered 429: ${refusedShare}`);
+		assert.ok(lost > 0);
+	});
+});
+
+describe('waitForRequestSlot and settleRequestSlot', () => {
+	it('no pacing at 0 requests per minute', async () => {
+		assert.equal(await waitForRequestSlot('off', 0), undefined);
+		settleRequestSlot(undefined, { status: 429 });
+	});
+
+	it('keeps one pacer per credential, and a 429 slows only that one', async () => {
+		const a = await waitForRequestSlot('a', 100);
+		const b = await waitForRequestSlot('b', 100);
+		settleRequestSlot(a, { status: 429, headers: {} });
+		settleRequestSlot(b);
+		assert.ok(a.pacer.allowance < 100);
+		assert.equal(b.pacer.allowance, 100);
+		// Settling twice changes nothing.
+		const cut = a.pacer.allowance;
+		settleRequestSlot(a, { status: 429, headers: {} });
+		assert.equal(a.pacer.allowance, cut);
+		assert.equal(a.pacer.inFlight, 0);
 	});
 });

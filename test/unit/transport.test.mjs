@@ -30,7 +30,8 @@ function scripted(respond) {
 	const context = createExecuteContext({
 		params: {},
 		http,
-		credentials: { baseUrl: 'https://api.example.com/' },
+		// Retries, not pacing, are under test here: a 429 would slow the pacer down for the next test.
+		credentials: { baseUrl: 'https://api.example.com/', requestsPerMinute: 0 },
 	});
 	return { context, calls };
 }
