@@ -12,6 +12,7 @@ import {
 	triggerRequestsPerPoll,
 } from './requestCounts.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
+import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
 import { measureUploadMemory } from './uploadMemory.mjs';
 
@@ -56,6 +57,21 @@ add(
 	'>= 0.95',
 	`lost ${rate.lost}, duplicated ${rate.duplicated}, 429 answers ${rate.refused}; window scaled to 10 s; ${(rate.elapsed / 1000).toFixed(1)} s`,
 );
+
+// Today's fixed pacing is measured beside the adaptive one; alone, the two are the same pacing.
+for (const processes of [1, 2, 4]) {
+	const adaptive = await measureSharedLimit({ processes, adaptive: true });
+	const fixed =
+		processes > 1 ? await measureSharedLimit({ processes, adaptive: false }) : undefined;
+	const facts = (r) =>
+		`${(r.refusedShare * 100).toFixed(1)} % answered 429, lost ${r.lost}, duplicated ${r.duplicated}`;
+	add(
+		`${processes} process${processes > 1 ? 'es' : ''} sharing one limit (1,000 sends, 100 per window, refusals count): completed per window / limit`,
+		adaptive.perWindow.toFixed(3),
+		processes > 1 ? '>= 0.9' : '>= 0.95',
+		`${facts(adaptive)}; ${fixed ? `fixed pacing: ${fixed.perWindow.toFixed(3)}, ${facts(fixed)}` : 'window scaled to 2 s'}`,
+	);
+}
 
 const returnAll = await returnAllRequests();
 add(
