@@ -355,6 +355,47 @@ export function manualTriggerNode(extra = {}) {
 	};
 }
 
+/** The No-Op node that follows the trigger of a polling workflow. */
+export const POLL_NOOP_NODE = 'No-Op';
+
+/**
+ * An activatable workflow: a polling trigger of this package (`type`, named `triggerName`) that
+ * polls every minute at `cronSecond`, then a No-Op whose run data shows what the poll emitted.
+ * @param {{ id: string, name: string, triggerName: string, type: string, parameters: Record<string, unknown>, credential: { id: string, name: string }, cronSecond: number }} spec
+ */
+export function pollingWorkflow({ id, name, triggerName, type, parameters, credential, cronSecond }) {
+	return {
+		id,
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: { [triggerName]: { main: [[{ node: POLL_NOOP_NODE, type: 'main', index: 0 }]] } },
+		nodes: [
+			{
+				id: `${id}-trigger`,
+				name: triggerName,
+				type,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					...parameters,
+					pollTimes: { item: [{ mode: 'custom', cronExpression: `${cronSecond} * * * * *` }] },
+				},
+				credentials: { voiceMessagingApi: { id: credential.id, name: credential.name } },
+			},
+			{
+				id: `${id}-noop`,
+				name: POLL_NOOP_NODE,
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
+		],
+		pinData: {},
+	};
+}
+
 /**
  * A workflow: Manual Trigger → one Voice AI node.
  * @param {{ id: string, name?: string, parameters: Record<string, unknown>, credential: { id: string, name: string }, nodeSettings?: Record<string, unknown> }} spec

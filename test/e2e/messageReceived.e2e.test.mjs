@@ -15,6 +15,8 @@ import {
 	isN8n1,
 	n8nRestApi,
 	packPackage,
+	POLL_NOOP_NODE,
+	pollingWorkflow,
 	sandboxCredential,
 	sleep,
 	startWithOwner,
@@ -33,7 +35,7 @@ const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.messengerTrigger';
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
 const BROWSER_ID = 'e2e-browser';
 const TRIGGER_NODE = 'Customer wrote';
-const NOOP_NODE = 'No-Op';
+const NOOP_NODE = POLL_NOOP_NODE;
 const WORKFLOW_ID = 'e2eMsgReceived01';
 const CREDENTIAL = { id: 'e2eMsgRecvCred01', name: 'Message Received client (e2e)' };
 const CLIENT = DEMO_CLIENTS.messengerOnly;
@@ -42,39 +44,15 @@ const EXPECTED_STARTUP_S = 30;
 const CHANGE_MARGIN_S = 12;
 
 function workflow(chats, cronSecond) {
-	return {
+	return pollingWorkflow({
 		id: WORKFLOW_ID,
 		name: 'e2e message received',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: { [TRIGGER_NODE]: { main: [[{ node: NOOP_NODE, type: 'main', index: 0 }]] } },
-		nodes: [
-			{
-				id: `${WORKFLOW_ID}-trigger`,
-				name: TRIGGER_NODE,
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					event: 'messageReceived',
-					chats,
-					direction: 'inbound',
-					messageTypes: [],
-					pollTimes: { item: [{ mode: 'custom', cronExpression: `${cronSecond} * * * * *` }] },
-				},
-				credentials: { voiceMessagingApi: CREDENTIAL },
-			},
-			{
-				id: `${WORKFLOW_ID}-noop`,
-				name: NOOP_NODE,
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {},
-			},
-		],
-		pinData: {},
-	};
+		triggerName: TRIGGER_NODE,
+		type: TRIGGER_TYPE,
+		parameters: { event: 'messageReceived', chats, direction: 'inbound', messageTypes: [] },
+		credential: CREDENTIAL,
+		cronSecond,
+	});
 }
 
 describe(title, { timeout: 15 * 60_000 }, () => {

@@ -16,6 +16,8 @@ import {
 	createN8nInstance,
 	n8nRestApi,
 	packPackage,
+	POLL_NOOP_NODE,
+	pollingWorkflow,
 	sandboxCredential,
 	sleep,
 	startWithOwner,
@@ -26,7 +28,7 @@ const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.voiceAiTrigger';
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
 const BROWSER_ID = 'e2e-browser';
 const TRIGGER_NODE = 'Voice AI Trigger';
-const NOOP_NODE = 'No-Op';
+const NOOP_NODE = POLL_NOOP_NODE;
 
 /** Each workflow polls with its own client, so the sandbox log tells their polls apart. */
 const STATUS = {
@@ -46,38 +48,15 @@ const EXPECTED_STARTUP_S = 30;
 const CHANGE_MARGIN_S = 12;
 
 function triggerWorkflow({ workflowId, credential }, parameters, cronSecond) {
-	return {
+	return pollingWorkflow({
 		id: workflowId,
 		name: `e2e trigger ${parameters.event}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: {
-			[TRIGGER_NODE]: { main: [[{ node: NOOP_NODE, type: 'main', index: 0 }]] },
-		},
-		nodes: [
-			{
-				id: `${workflowId}-trigger`,
-				name: TRIGGER_NODE,
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					...parameters,
-					pollTimes: { item: [{ mode: 'custom', cronExpression: `${cronSecond} * * * * *` }] },
-				},
-				credentials: { voiceMessagingApi: { id: credential.id, name: credential.name } },
-			},
-			{
-				id: `${workflowId}-noop`,
-				name: NOOP_NODE,
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {},
-			},
-		],
-		pinData: {},
-	};
+		triggerName: TRIGGER_NODE,
+		type: TRIGGER_TYPE,
+		parameters,
+		credential,
+		cronSecond,
+	});
 }
 
 describe(
