@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import type { RequestFailure } from './errors';
-import { headerValue } from './errors';
+import { serverPauseMs } from './rateLimitHints';
 
 /**
  * The API's window for its request limit (tests and benchmarks shorten it), and whether a
@@ -18,14 +18,17 @@ export const pacingSettings = { windowMs: 60_000, adaptive: true };
  * window is a matter of chance weighted by its share, not of who resumed last.
  */
 const SPREAD_SHARE = { atCeiling: 1 / 20, below: 1 / 2 };
-/** A 429 cuts the rate to this share of what was sent in the last window (drawn per cut). */
-const CUT_SHARE = { min: 0.85, max: 0.95 };
-/** Windows after a cut in which the rate grows by one request per window; then the growth doubles. */
-const STEADY_WINDOWS = 2;
+/** The adaptive rule's numbers (the README states them; a test compares). */
+export const ADAPTIVE_RULE = {
+	/** A 429 cuts the rate to this share of what was sent in the last window (drawn per cut). */
+	cutShare: { min: 0.85, max: 0.95 },
+	/** Windows after a cut in which the rate grows by one request per window; then it doubles. */
+	steadyWindows: 2,
+	/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
+	pauseJitterShare: 0.1,
+} as const;
 /** The growth per window doubles up to 2 ** this. */
 const MAX_DOUBLINGS = 16;
-/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
-const PAUSE_JITTER_SHARE = 0.1;
 
 /** What one process knows about one credential's limit. */
 export interface PacerState {
@@ -116,7 +119,9 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 	if (sentAt < pacer.lastCutAt) return;
 	forgetOldAnswers(pacer, now);
 	const sent = pacer.answered.length + pacer.inFlight;
-	const share = CUT_SHARE.min + (CUT_SHARE.max - CUT_SHARE.min) * random();
+	const share =
+		ADAPTIVE_RULE.cutShare.min +
+		(ADAPTIVE_RULE.cutShare.max - ADAPTIVE_RULE.cutShare.min) * random();
 	pacer.allowance = Math.max(1, Math.min(pacer.allowance, sent) * share);
 	pacer.lastCutAt = now;
 }
@@ -130,7 +135,10 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 function speedUp(pacer: PacerState, now: number): void {
 	if (pacer.allowance >= pacer.ceiling) return;
 	const quietWindows = Math.floor((now - pacer.lastCutAt) / pacingSettings.windowMs);
-	const doublings = Math.min(Math.max(0, quietWindows - STEADY_WINDOWS + 1), MAX_DOUBLINGS);
+	const doublings = Math.min(
+		Math.max(0, quietWindows - ADAPTIVE_RULE.steadyWindows + 1),
+		MAX_DOUBLINGS,
+	);
 	const step = 2 ** doublings;
 	pacer.allowance = Math.min(pacer.ceiling, pacer.allowance + step / pacer.allowance);
 }
@@ -156,37 +164,14 @@ export function markAnswered(
 	if (outcome.limited) {
 		if (outcome.pauseMs !== undefined) {
 			const pause =
-				Math.min(outcome.pauseMs, pacingSettings.windowMs) * (1 + PAUSE_JITTER_SHARE * random());
+				Math.min(outcome.pauseMs, pacingSettings.windowMs) *
+				(1 + ADAPTIVE_RULE.pauseJitterShare * random());
 			pacer.pausedUntil = Math.max(pacer.pausedUntil, Math.ceil(now + pause));
 		}
 		slowDown(pacer, sentAt, now, random);
 	} else if (outcome.succeeded) {
 		speedUp(pacer, now);
 	}
-}
-
-const asText = (value: unknown): string =>
-	value === undefined || value === null ? '' : String(value).trim();
-
-/**
- * How long a 429's headers ask to hold back: `Retry-After` (seconds or a date), else a reset
- * hint (`RateLimit-Reset`, `X-RateLimit-Reset`, or `reset=` / `t=` in `RateLimit`), in seconds
- * or, when it is that large, as the Unix time of the reset. None is documented for this API.
- */
-export function serverPauseMs(headers: unknown, now: number): number | undefined {
-	const retryAfter = asText(headerValue(headers, 'retry-after'));
-	if (retryAfter) {
-		const seconds = Number(retryAfter);
-		const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - now;
-		if (Number.isFinite(ms)) return Math.max(0, ms);
-	}
-	const reset =
-		asText(headerValue(headers, 'ratelimit-reset')) ||
-		asText(headerValue(headers, 'x-ratelimit-reset')) ||
-		(/(?:\breset=|;t=)(\d+(?:\.\d+)?)/.exec(asText(headerValue(headers, 'ratelimit')))?.[1] ?? '');
-	const value = Number(reset);
-	if (!reset || !Number.isFinite(value) || value < 0) return undefined;
-	return Math.max(0, value > 1e9 ? value * 1000 - now : value * 1000);
 }
 
 /** One process's pacer per credential (base URL and client ID). */

@@ -1,0 +1,25 @@
+import { headerValue } from './errors';
+
+const asText = (value: unknown): string =>
+	value === undefined || value === null ? '' : String(value).trim();
+
+/**
+ * How long a 429's headers ask to hold back: `Retry-After` (seconds or a date), else a reset
+ * hint (`RateLimit-Reset`, `X-RateLimit-Reset`, or `reset=` / `t=` in `RateLimit`), in seconds
+ * or, when it is that large, as the Unix time of the reset. None is documented for this API.
+ */
+export function serverPauseMs(headers: unknown, now: number): number | undefined {
+	const retryAfter = asText(headerValue(headers, 'retry-after'));
+	if (retryAfter) {
+		const seconds = Number(retryAfter);
+		const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - now;
+		if (Number.isFinite(ms)) return Math.max(0, ms);
+	}
+	const reset =
+		asText(headerValue(headers, 'ratelimit-reset')) ||
+		asText(headerValue(headers, 'x-ratelimit-reset')) ||
+		(/(?:\breset=|;t=)(\d+(?:\.\d+)?)/.exec(asText(headerValue(headers, 'ratelimit')))?.[1] ?? '');
+	const value = Number(reset);
+	if (!reset || !Number.isFinite(value) || value < 0) return undefined;
+	return Math.max(0, value > 1e9 ? value * 1000 - now : value * 1000);
+}
