@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
+import { readFileSync } from 'node:fs';
+
 import {
+	ADAPTIVE_RULE,
 	createPacer,
 	markAnswered,
 	markSent,
 	pacingSettings,
 	resetPacing,
 	sendDelay,
-	serverPauseMs,
 	settleRequestSlot,
 	waitForRequestSlot,
 } from '../../nodes/shared/pacing.ts';
+import { serverPauseMs } from '../../nodes/shared/rateLimitHints.ts';
 
 afterEach(() => {
 	resetPacing();
@@ -327,5 +330,23 @@ describe('waitForRequestSlot and settleRequestSlot', () => {
 		settleRequestSlot(a, { status: 429, headers: {} });
 		assert.equal(a.pacer.allowance, cut);
 		assert.equal(a.pacer.inFlight, 0);
+	});
+});
+
+describe('the README', () => {
+	it("states the adaptive rule's numbers as the pacer has them", () => {
+		const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(
+			/\s+/g,
+			' ',
+		);
+		const { cutShare, steadyWindows, pauseJitterShare } = ADAPTIVE_RULE;
+		const words = { 1: 'one', 2: 'two', 3: 'three' };
+		for (const phrase of [
+			`cuts its rate to ${cutShare.min * 100}–${cutShare.max * 100} % of what it sent in the last window`,
+			`by one request a window for ${words[steadyWindows]} windows`,
+			`a cut drawn from ${cutShare.min * 100}–${cutShare.max * 100} %, pauses spread by up to ${pauseJitterShare * 100} %`,
+		]) {
+			assert.ok(readme.includes(phrase), `README: "${phrase}"`);
+		}
 	});
 });
