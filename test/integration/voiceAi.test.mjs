@@ -134,9 +134,11 @@ describe('Voice AI node against the sandbox', () => {
 		try {
 			// Pacing off: the pages go back to back and meet the limit (the retry is under test here).
 			const runner = sandboxRunner(VoiceAi, limited, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
-			// The sandbox counts a minute; resetting its window keeps the waits short.
 			const originalLog = limited.log.length;
-			const timer = setInterval(() => limited.resetRateLimits(), 20);
+			// Once a request has met the limit, its window is reset so that the retry's wait stays short.
+			const timer = setInterval(() => {
+				if (limited.log.slice(originalLog).some((e) => e.status === 429)) limited.resetRateLimits();
+			}, 20);
 			try {
 				const output = await runner.run({ resource: 'agent', operation: 'getAll', returnAll: true, options: {} });
 				assert.equal(output.length, 250);
