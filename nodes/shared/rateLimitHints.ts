@@ -3,18 +3,23 @@ import { headerValue } from './errors';
 const asText = (value: unknown): string =>
 	value === undefined || value === null ? '' : String(value).trim();
 
+/** `Retry-After` in milliseconds (it may give seconds or a date), or undefined without one. */
+export function retryAfterMs(headers: unknown, now: number): number | undefined {
+	const retryAfter = asText(headerValue(headers, 'retry-after'));
+	if (!retryAfter) return undefined;
+	const seconds = Number(retryAfter);
+	const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - now;
+	return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
+}
+
 /**
  * How long a 429's headers ask to hold back: `Retry-After` (seconds or a date), else a reset
  * hint (`RateLimit-Reset`, `X-RateLimit-Reset`, or `reset=` / `t=` in `RateLimit`), in seconds
  * or, when it is that large, as the Unix time of the reset. None is documented for this API.
  */
 export function serverPauseMs(headers: unknown, now: number): number | undefined {
-	const retryAfter = asText(headerValue(headers, 'retry-after'));
-	if (retryAfter) {
-		const seconds = Number(retryAfter);
-		const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - now;
-		if (Number.isFinite(ms)) return Math.max(0, ms);
-	}
+	const retryAfter = retryAfterMs(headers, now);
+	if (retryAfter !== undefined) return retryAfter;
 	const reset =
 		asText(headerValue(headers, 'ratelimit-reset')) ||
 		asText(headerValue(headers, 'x-ratelimit-reset')) ||

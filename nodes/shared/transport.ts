@@ -11,8 +11,9 @@ import { sleep } from 'n8n-workflow';
 
 import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
-import { describeFailure, headerValue, requestFailedError } from './errors';
+import { describeFailure, requestFailedError } from './errors';
 import { settleRequestSlot, waitForRequestSlot } from './pacing';
+import { retryAfterMs } from './rateLimitHints';
 import { isPathSegment } from './validation';
 
 export const CREDENTIAL_TYPE = 'voiceMessagingApi';
@@ -64,20 +65,13 @@ export function retryDelayMs(
 	attempt: number,
 	random = Math.random,
 ): number {
-	const retryAfter = headerValue(failure.headers, 'retry-after');
-	if (retryAfter !== undefined && retryAfter !== null && String(retryAfter).trim() !== '') {
-		const seconds = Number(retryAfter);
-		let ms = Number.isFinite(seconds)
-			? seconds * 1000
-			: Date.parse(String(retryAfter)) - Date.now();
-		if (Number.isFinite(ms)) {
-			ms = Math.max(0, ms);
-			// A little spread so that parallel executions do not return in the same millisecond.
-			return (
-				Math.min(ms, retrySettings.maxRetryAfterMs) +
-				Math.floor(random() * retrySettings.retryAfterJitterMs)
-			);
-		}
+	const retryAfter = retryAfterMs(failure.headers, Date.now());
+	if (retryAfter !== undefined) {
+		// A little spread so that parallel executions do not return in the same millisecond.
+		return (
+			Math.min(retryAfter, retrySettings.maxRetryAfterMs) +
+			Math.floor(random() * retrySettings.retryAfterJitterMs)
+		);
 	}
 	const ceiling = Math.min(
 		retrySettings.maxDelayMs,
