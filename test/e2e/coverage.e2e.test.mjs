@@ -41,6 +41,7 @@ import {
 	nodeOutput,
 	PACKAGE_NAME,
 	packPackage,
+	pollDiagnostics,
 	sandboxCredential,
 	sleep,
 	startWithOwner,
@@ -298,11 +299,7 @@ describe('every operation and trigger event in a real n8n', { timeout: 8 * 60_00
 				e.method === 'GET' &&
 				e.path === '/api/v1/voice/billing/balance',
 		).length;
-	const diagnostics = () =>
-		`\n--- triggers sandbox log (tail) ---\n${triggersSandbox.log
-			.slice(-25)
-			.map((e) => `${e.at} ${e.clientId} ${e.method} ${e.path} → ${e.status}`)
-			.join('\n')}\n--- n8n output (tail) ---\n${server?.output().slice(-3000)}`;
+	const diagnostics = () => pollDiagnostics(triggersSandbox, server, 25);
 
 	/** The one finished execution an activated workflow has after the change. */
 	async function theExecutionAfterChange(workflowId, polls, pollsBefore) {

@@ -355,6 +355,20 @@ export function manualTriggerNode(extra = {}) {
 	};
 }
 
+/**
+ * What a polling suite prints when a wait runs out: the last requests the sandbox saw and the
+ * tail of n8n's output.
+ * @param {{ log: Array<Record<string, unknown>> }} sandbox
+ * @param {{ output(): string } | undefined} server
+ */
+export function pollDiagnostics(sandbox, server, entries = 20) {
+	const requests = sandbox.log
+		.slice(-entries)
+		.map((e) => `${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`)
+		.join('\n');
+	return `\n--- sandbox log (tail) ---\n${requests}\n--- n8n output (tail) ---\n${server?.output().slice(-4000)}`;
+}
+
 /** The No-Op node that follows the trigger of a polling workflow. */
 export const POLL_NOOP_NODE = 'No-Op';
 

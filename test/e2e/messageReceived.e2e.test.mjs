@@ -15,6 +15,7 @@ import {
 	isN8n1,
 	n8nRestApi,
 	packPackage,
+	pollDiagnostics,
 	POLL_NOOP_NODE,
 	pollingWorkflow,
 	sandboxCredential,
@@ -81,14 +82,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 				String(e.query.page) === '1',
 		).length;
 
-	const diagnostics = () =>
-		`\n--- sandbox log (tail) ---\n${sandbox.log
-			.slice(-20)
-			.map(
-				(e) =>
-					`${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`,
-			)
-			.join('\n')}\n--- n8n output (tail) ---\n${server?.output().slice(-4000)}`;
+	const diagnostics = () => pollDiagnostics(sandbox, server);
 
 	async function startN8n() {
 		if (isN8n1(N8N_VERSION) && api) {

@@ -16,6 +16,7 @@ import {
 	createN8nInstance,
 	n8nRestApi,
 	packPackage,
+	pollDiagnostics,
 	POLL_NOOP_NODE,
 	pollingWorkflow,
 	sandboxCredential,
@@ -102,14 +103,7 @@ describe(
 			return (runs[runs.length - 1].data?.main?.[0] ?? []).map((item) => item.json);
 		};
 
-		const diagnostics = () =>
-			`\n--- sandbox log (tail) ---\n${sandbox.log
-				.slice(-30)
-				.map(
-					(e) =>
-						`${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`,
-				)
-				.join('\n')}\n--- n8n output (tail) ---\n${server?.output().slice(-4000)}`;
+		const diagnostics = () => pollDiagnostics(sandbox, server, 30);
 
 		before(async () => {
 			sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
