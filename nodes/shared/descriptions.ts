@@ -76,15 +76,22 @@ export function extraQuery(options: IDataObject): IDataObject {
 	return queryFromParameters(rows);
 }
 
-/** Return All / Limit as the transport wants them. */
-export function listLimits(
+/**
+ * What a list operation asks apiRequestAllItems for: Return All or Limit, and the query from its
+ * Options (Additional Query Parameters, then the operation's own `fields`, then Sort Order).
+ */
+export function listRequest(
 	this: IExecuteFunctions,
 	itemIndex: number,
-): { returnAll: boolean; limit?: number } {
+	fields: IDataObject = {},
+): { returnAll: boolean; limit?: number; qs: IDataObject } {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = { ...extraQuery(options), ...fields };
+	if (options.sort) qs.sort = options.sort;
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	return returnAll
-		? { returnAll }
-		: { returnAll, limit: this.getNodeParameter('limit', itemIndex, 50) as number };
+		? { returnAll, qs }
+		: { returnAll, limit: this.getNodeParameter('limit', itemIndex, 50) as number, qs };
 }
 
 /** The editor's check on an ID typed into a resource locator's "By ID" mode. */

@@ -3,8 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	additionalQueryParameters,
-	extraQuery,
-	listLimits,
+	listRequest,
 	optionsCollection,
 	returnAllOrLimit,
 	sortOrderOption,
@@ -31,12 +30,8 @@ export const description = updateDisplayOptions(
 /** One output item per message of the chat. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = { ...extraQuery(options) };
-	if (options.sort) qs.sort = options.sort;
 	return await apiRequestAllItems.call(this, path`/messenger/messages/chat/${chatId}`, {
-		...listLimits.call(this, itemIndex),
-		qs,
+		...listRequest.call(this, itemIndex),
 		errorContext: { resource: 'Chat', id: chatId },
 	});
 }

@@ -18,13 +18,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Check Existing',
 				value: 'checkExisting',
-				description: 'Check whether a phone number (international format, e.g. +34600123456) has an open chat, and get the chat ID the chat and message operations take',
+				description:
+					'Check whether a phone number (international format, e.g. +34600123456) has an open chat, and get the chat ID the chat and message operations take',
 				action: 'Check for an open chat',
 			},
 			{
 				name: 'Get Messages',
 				value: 'getMessages',
-				description: 'Get the message history of a chat (ID from Chat → Check Existing): one item per message, up to Limit unless Return All is on',
+				description:
+					'Get the message history of a chat (ID from Chat → Check Existing): one item per message, up to Limit unless Return All is on',
 				action: 'Get the messages of a chat',
 			},
 			{
@@ -36,7 +38,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Reopen',
 				value: 'reopen',
-				description: 'Reopen a closed chat by ID (from Chat → Check Existing); an open chat cannot be reopened',
+				description:
+					'Reopen a closed chat by ID (from Chat → Check Existing); an open chat cannot be reopened',
 				action: 'Reopen a chat',
 			},
 		],

@@ -19,31 +19,36 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Create a contact from a name and a phone in international format, with an optional email and attributes; a phone that has a contact already is refused',
+				description:
+					'Create a contact from a name and a phone in international format, with an optional email and attributes; a phone that has a contact already is refused',
 				action: 'Create a contact',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get a contact by ID (from Contact → Search): its name, phone, email and attributes',
+				description:
+					'Get a contact by ID (from Contact → Search): its name, phone, email and attributes',
 				action: 'Get a contact',
 			},
 			{
 				name: 'Replace Attributes',
 				value: 'replaceAttributes',
-				description: 'Replace all custom attributes of a contact (ID from Contact → Search) with a JSON object; attributes not in it are removed',
+				description:
+					'Replace all custom attributes of a contact (ID from Contact → Search) with a JSON object; attributes not in it are removed',
 				action: 'Replace the attributes of a contact',
 			},
 			{
 				name: 'Search',
 				value: 'search',
-				description: 'Find the contacts whose name, phone or email contains a text: one item per contact with its ID and phone, up to Limit unless Return All is on',
+				description:
+					'Find the contacts whose name, phone or email contains a text: one item per contact with its ID and phone, up to Limit unless Return All is on',
 				action: 'Search contacts',
 			},
 			{
 				name: 'Update Attribute',
 				value: 'updateAttribute',
-				description: 'Set one custom attribute of a contact (ID from Contact → Search) to a text or JSON value; the other attributes stay',
+				description:
+					'Set one custom attribute of a contact (ID from Contact → Search) to a text or JSON value; the other attributes stay',
 				action: 'Update an attribute of a contact',
 			},
 		],

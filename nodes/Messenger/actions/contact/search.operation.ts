@@ -1,12 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	listOptions,
-	extraQuery,
-	listLimits,
-	returnAllOrLimit,
-} from '../../../shared/descriptions';
+import { listOptions, listRequest, returnAllOrLimit } from '../../../shared/descriptions';
 import { apiRequestAllItems } from '../../../shared/pagination';
 import { path } from '../../../shared/transport';
 import { InputError } from '../../../shared/errors';
@@ -38,9 +33,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}).trim();
 	// The term is one path segment (percent-encoded).
 	if (!isPathSegment(term)) throw new InputError(`Search Term "${term}" cannot be searched for`);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	return await apiRequestAllItems.call(this, path`/messenger/contacts/search/${term}`, {
-		...listLimits.call(this, itemIndex),
-		qs: extraQuery(options),
-	});
+	return await apiRequestAllItems.call(
+		this,
+		path`/messenger/contacts/search/${term}`,
+		listRequest.call(this, itemIndex),
+	);
 }

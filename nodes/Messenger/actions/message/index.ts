@@ -20,7 +20,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get a message by ID (from a send or Chat → Get Messages): its chat, direction, type, content and status',
+				description:
+					'Get a message by ID (from a send or Chat → Get Messages): its chat, direction, type, content and status',
 				action: 'Get a message',
 			},
 			{
@@ -32,13 +33,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Send Location',
 				value: 'sendLocation',
-				description: 'Send a map location (latitude and longitude, optional name and address) to a chat (ID from Chat → Check Existing): returns the message sent',
+				description:
+					'Send a map location (latitude and longitude, optional name and address) to a chat (ID from Chat → Check Existing): returns the message sent',
 				action: 'Send a location',
 			},
 			{
 				name: 'Send Media by URL',
 				value: 'sendMedia',
-				description: 'Send an image, video, audio or document from a public http(s) URL to a chat (ID from Chat → Check Existing), with an optional caption: returns the message sent',
+				description:
+					'Send an image, video, audio or document from a public http(s) URL to a chat (ID from Chat → Check Existing), with an optional caption: returns the message sent',
 				action: 'Send media by URL',
 			},
 			{
@@ -51,7 +54,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Send Media to Phone',
 				value: 'sendMediaToPhone',
-				description: 'Send an image, video, audio or document from a public http(s) URL to a phone number in international format, in its open chat or a new one: returns the message sent',
+				description:
+					'Send an image, video, audio or document from a public http(s) URL to a phone number in international format, in its open chat or a new one: returns the message sent',
 				action: 'Send media to a phone number',
 			},
 		],

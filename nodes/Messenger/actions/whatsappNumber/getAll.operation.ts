@@ -1,12 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	listOptions,
-	extraQuery,
-	listLimits,
-	returnAllOrLimit,
-} from '../../../shared/descriptions';
+import { listOptions, listRequest, returnAllOrLimit } from '../../../shared/descriptions';
 import { apiRequestAllItems } from '../../../shared/pagination';
 import { path } from '../../../shared/transport';
 
@@ -18,9 +13,9 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	return await apiRequestAllItems.call(this, path`/messenger/messages/whatsapp-numbers`, {
-		...listLimits.call(this, itemIndex),
-		qs: extraQuery(options),
-	});
+	return await apiRequestAllItems.call(
+		this,
+		path`/messenger/messages/whatsapp-numbers`,
+		listRequest.call(this, itemIndex),
+	);
 }

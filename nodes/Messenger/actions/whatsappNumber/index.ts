@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List the WhatsApp numbers of the workspace, with the ID to send from a chosen number',
+				description:
+					'List the WhatsApp numbers of the workspace, with the ID to send from a chosen number',
 				action: 'Get many numbers',
 			},
 		],

@@ -1,12 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	listOptions,
-	extraQuery,
-	listLimits,
-	returnAllOrLimit,
-} from '../../../shared/descriptions';
+import { listOptions, listRequest, returnAllOrLimit } from '../../../shared/descriptions';
 import { apiRequestAllItems } from '../../../shared/pagination';
 import { path } from '../../../shared/transport';
 import { sortOption } from '../common';
@@ -19,11 +14,9 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = { ...extraQuery(options) };
-	if (options.sort) qs.sort = options.sort;
-	return await apiRequestAllItems.call(this, path`/voice/agents`, {
-		...listLimits.call(this, itemIndex),
-		qs,
-	});
+	return await apiRequestAllItems.call(
+		this,
+		path`/voice/agents`,
+		listRequest.call(this, itemIndex),
+	);
 }

@@ -16,13 +16,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get one AI voice agent by ID (from Agent → Get Many): its name, status and provider',
+				description:
+					'Get one AI voice agent by ID (from Agent → Get Many): its name, status and provider',
 				action: 'Get an agent',
 			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List the AI voice agents of the workspace, newest first: one item per agent with its ID, up to Limit unless Return All is on',
+				description:
+					'List the AI voice agents of the workspace, newest first: one item per agent with its ID, up to Limit unless Return All is on',
 				action: 'Get many agents',
 			},
 		],

@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Balance',
 				value: 'getBalance',
-				description: 'Get the balance of the workspace: available credit, currency, minutes of calls left and rate per minute',
+				description:
+					'Get the balance of the workspace: available credit, currency, minutes of calls left and rate per minute',
 				action: 'Get the balance',
 			},
 		],

@@ -1,12 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	listOptions,
-	extraQuery,
-	listLimits,
-	returnAllOrLimit,
-} from '../../../shared/descriptions';
+import { listOptions, listRequest, returnAllOrLimit } from '../../../shared/descriptions';
 import { apiRequestAllItems } from '../../../shared/pagination';
 import { path } from '../../../shared/transport';
 import { campaignStatusOptions, sortOption } from '../common';
@@ -40,12 +35,10 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = { ...extraQuery(options) };
-	if (filters.status) qs.status = filters.status;
-	if (options.sort) qs.sort = options.sort;
-	return await apiRequestAllItems.call(this, path`/voice/campaigns`, {
-		...listLimits.call(this, itemIndex),
-		qs,
-	});
+	const fields: IDataObject = filters.status ? { status: filters.status } : {};
+	return await apiRequestAllItems.call(
+		this,
+		path`/voice/campaigns`,
+		listRequest.call(this, itemIndex, fields),
+	);
 }

@@ -1,12 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	listOptions,
-	extraQuery,
-	listLimits,
-	returnAllOrLimit,
-} from '../../../shared/descriptions';
+import { listOptions, listRequest, returnAllOrLimit } from '../../../shared/descriptions';
 import { apiRequestAllItems } from '../../../shared/pagination';
 import { path } from '../../../shared/transport';
 import { locatorId } from '../../../shared/validation';
@@ -22,10 +17,8 @@ export const description = updateDisplayOptions(
 /** One output item per number called by the campaign, with its result. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = locatorId.call(this, 'campaignId', 'Campaign', itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return await apiRequestAllItems.call(this, path`/voice/campaigns/${id}/data`, {
-		...listLimits.call(this, itemIndex),
-		qs: extraQuery(options),
+		...listRequest.call(this, itemIndex),
 		errorContext: { resource: 'Campaign', id },
 	});
 }

@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Call Trends',
 				value: 'getCallTrends',
-				description: 'Get the number of calls, answered calls, minutes and cost per day, week or month between two dates: one item per period',
+				description:
+					'Get the number of calls, answered calls, minutes and cost per day, week or month between two dates: one item per period',
 				action: 'Get call trends',
 			},
 		],
