@@ -40,6 +40,31 @@ async function chatOfPhone(context: IPollFunctions, phone: string): Promise<stri
 
 const historyPath = (chatId: string) => path`/messenger/messages/chat/${chatId}`;
 
+/** The chat an entry stands for: its ID, the chat its phone was matched to, or the phone's open chat now. */
+async function chatIdOf(
+	context: IPollFunctions,
+	entry: WatchEntry,
+	watch: ChatWatch | undefined,
+): Promise<string | undefined> {
+	return (
+		entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)))
+	);
+}
+
+/** What `read` gets from a chat's history, or undefined when the API does not know the chat (404). */
+async function unlessChatMissing<T>(
+	context: IPollFunctions,
+	read: () => Promise<T>,
+): Promise<T | undefined> {
+	try {
+		return await read();
+	} catch (error) {
+		// A 404 here means the chat does not exist (any other failure is the poll's).
+		if (describeFailure(error).status === 404) return undefined;
+		throw asNodeError(context.getNode(), error);
+	}
+}
+
 /**
  * The messages of a chat after `cursor`, oldest first, and the cursor after them; without a
  * cursor, a baseline (the newest messages are recorded, none is new). Pages come newest first
@@ -53,7 +78,7 @@ export async function readChat(
 	// Pages may shift while they are read (a message arriving moves the others down): by ID, once.
 	const read = new Map<string, IDataObject>();
 	let boundary = cursor?.at;
-	try {
+	const found = await unlessChatMissing(context, async () => {
 		for await (const page of listPages.call(context, historyPath(chatId), {
 			qs: { sort: 'desc' },
 			errorContext: { resource: 'Chat', id: chatId },
@@ -62,11 +87,9 @@ export async function readChat(
 			boundary ??= newestTime(page.items);
 			if (boundary === undefined || reachedOlder(page.items, boundary)) break;
 		}
-	} catch (error) {
-		// A 404 here means the chat does not exist (any other failure is the poll's).
-		if (describeFailure(error).status === 404) return undefined;
-		throw asNodeError(context.getNode(), error);
-	}
+		return true;
+	});
+	if (!found) return undefined;
 	const messages = [...read.values()];
 	if (!cursor) return { fresh: [], cursor: advanceCursor({ at: '', ids: [] }, messages) };
 	const fresh = messages.filter((message) => isAfter(cursor, message)).sort(byTime);
@@ -81,8 +104,7 @@ export async function advanceEntry(
 	now: string,
 ): Promise<{ watch: ChatWatch; fresh: IDataObject[] }> {
 	if (watch?.missing) return { watch, fresh: [] };
-	const chatId =
-		entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)));
+	const chatId = await chatIdOf(context, entry, watch);
 	// A phone without a chat yet: asked again next poll; its chat's messages from `at` on count.
 	const waiting: ChatWatch = { at: watch?.at ?? now, ids: watch?.ids ?? [] };
 	if (!chatId) return { watch: waiting, fresh: [] };
@@ -172,17 +194,14 @@ export async function messageSample(
 	for (const entry of entries) {
 		const watch = state?.chats[entry.key];
 		if (watch?.missing) continue;
-		const chatId =
-			entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)));
+		const chatId = await chatIdOf(context, entry, watch);
 		if (!chatId) continue;
-		let items: IDataObject[];
-		try {
-			({ items } = await listPage.call(context, historyPath(chatId), { qs: { sort: 'desc' } }));
-		} catch (error) {
-			if (describeFailure(error).status === 404) continue;
-			throw asNodeError(context.getNode(), error);
-		}
-		const matches = items.filter((message) => wanted(filter, message)).sort(byTime);
+		const page = await unlessChatMissing(
+			context,
+			async () => await listPage.call(context, historyPath(chatId), { qs: { sort: 'desc' } }),
+		);
+		if (!page) continue;
+		const matches = page.items.filter((message) => wanted(filter, message)).sort(byTime);
 		const match = matches[matches.length - 1];
 		if (match && (!latest || messageTime(match) > messageTime(latest.message as IDataObject))) {
 			latest = receivedMessage({ ...match, chatId: match.chatId ?? chatId }, entry.phone);
