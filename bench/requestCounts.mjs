@@ -80,7 +80,9 @@ export async function concurrentTokenRequests() {
 	const credential = new VoiceMessagingApi();
 	const helpers = { httpRequest: fetchHttpRequest };
 	return {
-		shared: await measure((credentials) => credential.preAuthentication.call({ helpers }, credentials)),
+		shared: await measure((credentials) =>
+			credential.preAuthentication.call({ helpers }, credentials),
+		),
 		perExecution: await measure((credentials) =>
 			exchangeClientCredentials(fetchHttpRequest, credentials),
 		),

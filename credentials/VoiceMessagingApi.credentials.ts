@@ -65,7 +65,7 @@ export class VoiceMessagingApi implements ICredentialType {
 			typeOptions: { minValue: 0 },
 			default: 100,
 			description:
-				"The most requests this credential sends in any minute from one n8n process (the API allows 100 per minute per IP). Processes behind one IP share the limit on their own: a 429 slows the process down and it climbs back toward this ceiling. Lower it only to leave room for other tools on your IP; 0 turns pacing off.",
+				'The most requests this credential sends in any minute from one n8n process (the API allows 100 per minute per IP). Processes behind one IP share the limit on their own: a 429 slows the process down and it climbs back toward this ceiling. Lower it only to leave room for other tools on your IP; 0 turns pacing off.',
 		},
 		{
 			// Filled by preAuthentication and stored (encrypted) with the credential, so every

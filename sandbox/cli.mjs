@@ -119,7 +119,9 @@ if (faultsText) {
 	try {
 		options.faults = JSON.parse(faultsText);
 	} catch (error) {
-		console.error(`--faults must be JSON such as '{"serverErrorRate":0.05,"seed":1}': ${error.message}`);
+		console.error(
+			`--faults must be JSON such as '{"serverErrorRate":0.05,"seed":1}': ${error.message}`,
+		);
 		process.exit(2);
 	}
 }
@@ -166,7 +168,9 @@ if (!values.quiet) {
 		if (printed > log.length) printed = 0;
 		for (; printed < log.length; printed++) {
 			const { at, method, path, status, clientId } = log[printed];
-			console.log(`${at} ${method} ${path} -> ${status}${clientId ? ` (${clientId})` : ''}${log[printed].fault ? ` [fault: ${log[printed].fault}]` : ''}`);
+			console.log(
+				`${at} ${method} ${path} -> ${status}${clientId ? ` (${clientId})` : ''}${log[printed].fault ? ` [fault: ${log[printed].fault}]` : ''}`,
+			);
 		}
 	}, 250).unref();
 }

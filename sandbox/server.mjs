@@ -319,7 +319,8 @@ export async function startSandbox(options = {}) {
 		liveTokens.add(jti);
 		tokensIssued++;
 		// The test run's leak check scans every output for each token the sandbox gave out.
-		if (process.env.SANDBOX_TOKEN_LOG) appendFileSync(process.env.SANDBOX_TOKEN_LOG, `${accessToken}\n`);
+		if (process.env.SANDBOX_TOKEN_LOG)
+			appendFileSync(process.env.SANDBOX_TOKEN_LOG, `${accessToken}\n`);
 		return {
 			status: 200,
 			body: { access_token: accessToken, expires_in: lifetime, token_type: 'Bearer', scope },
@@ -464,7 +465,11 @@ export async function startSandbox(options = {}) {
 		if (fault?.kind === 'serverError' && fault.after && succeeded) {
 			result = {
 				status: fault.status ?? 500,
-				body: { statusCode: fault.status ?? 500, message: 'Injected server error (carried out)', error: 'Server Error' },
+				body: {
+					statusCode: fault.status ?? 500,
+					message: 'Injected server error (carried out)',
+					error: 'Server Error',
+				},
 			};
 		}
 		entry.status = fault?.kind === 'reset' && fault.after ? 0 : result.status;
@@ -472,13 +477,15 @@ export async function startSandbox(options = {}) {
 		log.push(entry);
 		if (log.length > opts.maxLogEntries) log.splice(0, log.length - opts.maxLogEntries);
 
-		if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, faults.options.slowMs ?? 200));
+		if (fault?.kind === 'slow')
+			await new Promise((resolve) => setTimeout(resolve, faults.options.slowMs ?? 200));
 		if (fault?.kind === 'reset' && fault.after) {
 			req.socket.destroy();
 			return;
 		}
 		let payload = JSON.stringify(result.body);
-		if (fault?.kind === 'malformedJson' && succeeded) payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
+		if (fault?.kind === 'malformedJson' && succeeded)
+			payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
 		res.writeHead(result.status, {
 			'Content-Type': 'application/json; charset=utf-8',
 			'Content-Length': Buffer.byteLength(payload),

@@ -20,11 +20,15 @@ const N8N_PORT = Number(process.env.N8N_PORT || 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
 const OWNER_EMAIL = process.env.DEMO_OWNER_EMAIL || 'demo@example.com';
 const OWNER_PASSWORD = process.env.DEMO_OWNER_PASSWORD || 'Demo-password-1';
-const CACHE = process.env.VOICE_MESSAGING_CACHE || join(homedir(), '.cache', 'n8n-nodes-voice-messaging');
+const CACHE =
+	process.env.VOICE_MESSAGING_CACHE || join(homedir(), '.cache', 'n8n-nodes-voice-messaging');
 const USER_FOLDER = process.env.DEMO_N8N_USER_FOLDER || join(CACHE, 'demo-user-folder');
 export const DEMO_CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
 /** n8n's OpenAI credential for the AI Agent example, pointing at the sandbox's stand-in model. */
-export const DEMO_MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
+export const DEMO_MODEL_CREDENTIAL = {
+	id: 'sandboxChatModel',
+	name: 'Sandbox chat model (stand-in)',
+};
 
 const say = (line) => process.stdout.write(`${line}\n`);
 
@@ -52,7 +56,11 @@ async function main() {
 	const tarball = await packPackage();
 
 	say(`[2/4] starting the sandbox API on 127.0.0.1:${SANDBOX_PORT}…`);
-	const sandbox = await startSandbox({ port: SANDBOX_PORT, progressIntervalMs: 5000, maxLogEntries: 10_000 });
+	const sandbox = await startSandbox({
+		port: SANDBOX_PORT,
+		progressIntervalMs: 5000,
+		maxLogEntries: 10_000,
+	});
 
 	// The first run installs n8n into ~/.cache (scripts/ensure-n8n.sh), saying so with its progress.
 	say('[3/4] preparing n8n…');
@@ -63,7 +71,11 @@ async function main() {
 		sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
 	]);
 	const examplesDir = join(ROOT, 'examples');
-	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort() : [];
+	const examples = existsSync(examplesDir)
+		? readdirSync(examplesDir)
+				.filter((f) => f.endsWith('.json'))
+				.sort()
+		: [];
 	for (const file of examples) {
 		await instance.importWorkflow(JSON.parse(readFileSync(join(examplesDir, file), 'utf8')));
 	}
@@ -85,11 +97,17 @@ async function main() {
 	say(`  n8n        ${server.baseUrl}`);
 	say(`  login      ${OWNER_EMAIL} / ${OWNER_PASSWORD}`);
 	say(`  credential "${DEMO_CREDENTIAL.name}" (points at the sandbox)`);
-	say(`  model      "${DEMO_MODEL_CREDENTIAL.name}": the sandbox's stand-in at ${sandbox.url}/v1, no AI account`);
-	say('             (open the AI Agent example and its chat; the README says how to use a real model)');
+	say(
+		`  model      "${DEMO_MODEL_CREDENTIAL.name}": the sandbox's stand-in at ${sandbox.url}/v1, no AI account`,
+	);
+	say(
+		'             (open the AI Agent example and its chat; the README says how to use a real model)',
+	);
 	say(`  workflows  ${examples.length} examples imported from examples/`);
 	for (const line of sandboxBanner(sandbox.url)) say(line);
-	say(`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; activate "Messenger: follow up when a customer replies" to answer)`);
+	say(
+		`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; activate "Messenger: follow up when a customer replies" to answer)`,
+	);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
 	say('Press Ctrl-C to stop n8n and the sandbox.');

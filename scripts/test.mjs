@@ -15,7 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const suites = process.argv.slice(2).length ? process.argv.slice(2) : ['unit', 'integration', 'e2e'];
+const suites = process.argv.slice(2).length
+	? process.argv.slice(2)
+	: ['unit', 'integration', 'e2e'];
 
 function testFiles(dir) {
 	let found = [];
@@ -76,16 +78,24 @@ function leaks() {
 		// no sandbox issued a token in this run
 	}
 	const secrets = [
-		...Object.entries(DEMO_CLIENTS).map(([name, client]) => [`client secret of ${name}`, client.clientSecret]),
+		...Object.entries(DEMO_CLIENTS).map(([name, client]) => [
+			`client secret of ${name}`,
+			client.clientSecret,
+		]),
 		...tokens.map((token, i) => [`token #${i + 1}`, token]),
 	];
 	const sources = [['test output', Buffer.concat(printed).toString('utf8')]];
-	for (const file of filesBelow(logDir)) sources.push([relative(work, file), readFileSync(file, 'utf8')]);
+	for (const file of filesBelow(logDir))
+		sources.push([relative(work, file), readFileSync(file, 'utf8')]);
 	const hits = [];
 	for (const [where, text] of sources) {
 		for (const [what, value] of secrets) if (text.includes(value)) hits.push(`${where}: ${what}`);
 	}
-	return { hits, secrets: secrets.length, bytes: sources.reduce((sum, [, text]) => sum + text.length, 0) };
+	return {
+		hits,
+		secrets: secrets.length,
+		bytes: sources.reduce((sum, [, text]) => sum + text.length, 0),
+	};
 }
 
 let failed = false;
@@ -107,7 +117,9 @@ if (check.hits.length) {
 	console.error(`\nleak check FAILED: ${check.hits.length} hits\n${check.hits.join('\n')}`);
 	failed = true;
 } else {
-	console.log(`\nleak check: ${check.secrets} secrets and tokens, 0 hits in ${check.bytes} characters of output and logs`);
+	console.log(
+		`\nleak check: ${check.secrets} secrets and tokens, 0 hits in ${check.bytes} characters of output and logs`,
+	);
 }
 rmSync(work, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -181,7 +181,11 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 						`${label}: ${node.type} v${node.typeVersion} does not exist in n8n ${n8n.version} (has ${baseVersions(node.type)})`,
 					);
 					const model = node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi';
-					assert.deepEqual(node.credentials, model ? { openAiApi: MODEL_CREDENTIAL } : undefined, label);
+					assert.deepEqual(
+						node.credentials,
+						model ? { openAiApi: MODEL_CREDENTIAL } : undefined,
+						label,
+					);
 				}
 			}
 
@@ -566,7 +570,11 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 			assert.equal(agent.typeVersion, 3.1, 'the agent version the editor adds');
 			nodeOfType(workflow, '@n8n/n8n-nodes-langchain.memoryBufferWindow');
 			const model = nodeOfType(workflow, '@n8n/n8n-nodes-langchain.lmChatOpenAi');
-			assert.equal(model.parameters.responsesApiEnabled, false, 'chat completions, as any OpenAI-compatible service has');
+			assert.equal(
+				model.parameters.responsesApiEnabled,
+				false,
+				'chat completions, as any OpenAI-compatible service has',
+			);
 			const sessionId = 'e2e-ops-assistant';
 			/** Sends a chat message as the editor's chat panel does; the tool requests and the answer. */
 			const ask = async (chatInput) => {
@@ -575,9 +583,16 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 					timeoutMs: 120_000,
 					triggerItems: [{ sessionId, action: 'sendMessage', chatInput }],
 				});
-				assert.equal(run.error, undefined, `${JSON.stringify(run.error)?.slice(0, 2000)}\n${server.output().slice(-3000)}`);
+				assert.equal(
+					run.error,
+					undefined,
+					`${JSON.stringify(run.error)?.slice(0, 2000)}\n${server.output().slice(-3000)}`,
+				);
 				const api = sandbox.log.slice(logStart).filter((e) => !e.path.endsWith('/auth/token'));
-				return { api: api.map((e) => `${e.method} ${e.path} ${e.status}`), answer: itemsOf(run.runData, agent.name)[0].output };
+				return {
+					api: api.map((e) => `${e.method} ${e.path} ${e.status}`),
+					answer: itemsOf(run.runData, agent.name)[0].output,
+				};
 			};
 			sandbox.chatModel.reset();
 
@@ -589,13 +604,18 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 
 			const contact = sandbox.state.contacts[2];
 			const before = sandbox.state.messages.length;
-			reply = await ask(`Send the document https://example.com/brochure.pdf to ${contact.phone} with "Our brochure"`);
+			reply = await ask(
+				`Send the document https://example.com/brochure.pdf to ${contact.phone} with "Our brochure"`,
+			);
 			assert.deepEqual(reply.api, ['POST /api/v1/messenger/messages/send/media-to-phone 200']);
 			const sent = sandbox.state.messages.slice(before);
 			assert.equal(sent.length, 1);
 			assert.equal(sandbox.state.chats.find((c) => c.id === sent[0].chatId).phone, contact.phone);
 			assert.equal(sent[0].type, 'document');
-			assert.deepEqual(sent[0].content, { url: 'https://example.com/brochure.pdf', caption: 'Our brochure' });
+			assert.deepEqual(sent[0].content, {
+				url: 'https://example.com/brochure.pdf',
+				caption: 'Our brochure',
+			});
 			assert.ok(reply.answer.includes(sent[0].id), reply.answer);
 
 			// The memory gave the model the first exchange along with the second question.
@@ -613,7 +633,10 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 			const chat = sandbox.state.chats.find((c) => c.phone === trigger.parameters.chats);
 			assert.ok(chat, `the sandbox has a chat for ${trigger.parameters.chats}`);
 			chat.important = false;
-			const [wrote] = sandbox.customerWrites({ chatId: chat.id, text: 'E2E: is the quote still valid?' }).items;
+			const [wrote] = sandbox.customerWrites({
+				chatId: chat.id,
+				text: 'E2E: is the quote still valid?',
+			}).items;
 			const run = await runTrigger(workflow);
 			const [event] = itemsOf(run.runData, run.trigger);
 			assert.deepEqual(
@@ -624,7 +647,10 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 			assert.equal(chat.important, true);
 			const [sent] = itemsOf(run.runData, 'Answer with the price list');
 			const reply = sandbox.state.messages.find((m) => m.id === sent.id);
-			assert.deepEqual([reply.chatId, reply.direction, reply.type], [chat.id, 'outbound', 'document']);
+			assert.deepEqual(
+				[reply.chatId, reply.direction, reply.type],
+				[chat.id, 'outbound', 'document'],
+			);
 			assert.match(reply.content.caption, /"E2E: is the quote still valid\?"/);
 		});
 	});

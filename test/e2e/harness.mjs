@@ -364,7 +364,9 @@ export function manualTriggerNode(extra = {}) {
 export function pollDiagnostics(sandbox, server, entries = 20) {
 	const requests = sandbox.log
 		.slice(-entries)
-		.map((e) => `${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`)
+		.map(
+			(e) => `${e.at} ${e.clientId} ${e.method} ${e.path} ${JSON.stringify(e.query)} → ${e.status}`,
+		)
 		.join('\n');
 	return `\n--- sandbox log (tail) ---\n${requests}\n--- n8n output (tail) ---\n${server?.output().slice(-4000)}`;
 }
@@ -377,7 +379,15 @@ export const POLL_NOOP_NODE = 'No-Op';
  * polls every minute at `cronSecond`, then a No-Op whose run data shows what the poll emitted.
  * @param {{ id: string, name: string, triggerName: string, type: string, parameters: Record<string, unknown>, credential: { id: string, name: string }, cronSecond: number }} spec
  */
-export function pollingWorkflow({ id, name, triggerName, type, parameters, credential, cronSecond }) {
+export function pollingWorkflow({
+	id,
+	name,
+	triggerName,
+	type,
+	parameters,
+	credential,
+	cronSecond,
+}) {
 	return {
 		id,
 		name,
@@ -785,7 +795,9 @@ export async function runManually(
 		source: [null],
 		data: { main: [triggerItems.map((json) => ({ json }))] },
 	};
-	const workflowData = isN8n1(version) ? await rest('GET', `/rest/workflows/${workflowId}`) : undefined;
+	const workflowData = isN8n1(version)
+		? await rest('GET', `/rest/workflows/${workflowId}`)
+		: undefined;
 	const started = await rest('POST', `/rest/workflows/${workflowId}/run`, {
 		...(workflowData ? { workflowData } : {}),
 		triggerToStartFrom: { name: triggerName, ...(data ? { data } : {}) },

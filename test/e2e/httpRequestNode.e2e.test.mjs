@@ -54,9 +54,7 @@ describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }
 	before(async () => {
 		sandbox = await startSandbox({ port: 0 });
 		n8n = await createN8nInstance({ tarball: await packPackage() });
-		await n8n.importCredentials([
-			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
-		]);
+		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 	});
 	after(async () => {
 		await n8n?.cleanup();

@@ -121,9 +121,7 @@ function filesBelow(dir) {
 async function setUp(tarball, extraEnv) {
 	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 	const n8n = await createN8nInstance({ tarball, extraEnv, version: N8N_VERSION });
-	await n8n.importCredentials([
-		sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
-	]);
+	await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 	let executions = 0;
 	return {
 		sandbox,

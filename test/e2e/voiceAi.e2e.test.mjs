@@ -55,9 +55,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1', agentCount: AGENT_COUNT });
 		const tarball = await packPackage();
 		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
-		await n8n.importCredentials([
-			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
-		]);
+		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 	});
 
 	after(async () => {

@@ -8,7 +8,9 @@ import busboy from 'busboy';
 /** An input item with one binary property holding `data` (Buffer), as n8n's default binary mode keeps it. */
 export function binaryItem(data, options = {}) {
 	const { property = 'data', mimeType = 'application/octet-stream', json = {} } = options;
-	const binary = { [property]: { data: data.toString('base64'), mimeType, fileSize: String(data.length) } };
+	const binary = {
+		[property]: { data: data.toString('base64'), mimeType, fileSize: String(data.length) },
+	};
 	// `fileName: undefined` means binary data without a name, as some nodes produce.
 	const fileName = 'fileName' in options ? options.fileName : 'file.bin';
 	if (fileName !== undefined) binary[property].fileName = fileName;
@@ -26,12 +28,23 @@ export function parseMultipart(body, contentType) {
 	return new Promise((resolve, reject) => {
 		const fields = [];
 		const files = [];
-		const parser = busboy({ headers: { 'content-type': contentType }, defParamCharset: 'utf8', preservePath: true });
+		const parser = busboy({
+			headers: { 'content-type': contentType },
+			defParamCharset: 'utf8',
+			preservePath: true,
+		});
 		parser.on('field', (name, value) => fields.push([name, value]));
 		parser.on('file', (name, stream, info) => {
 			const chunks = [];
 			stream.on('data', (chunk) => chunks.push(chunk));
-			stream.on('end', () => files.push({ name, fileName: info.filename, mimeType: info.mimeType, data: Buffer.concat(chunks) }));
+			stream.on('end', () =>
+				files.push({
+					name,
+					fileName: info.filename,
+					mimeType: info.mimeType,
+					data: Buffer.concat(chunks),
+				}),
+			);
 		});
 		parser.on('close', () => resolve({ fields, files }));
 		parser.on('error', reject);

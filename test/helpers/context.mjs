@@ -62,12 +62,23 @@ function buildUrl(options) {
 /** One HTTP exchange with node:http, as axios does it in n8n: a Buffer body is written as it is, not copied. */
 function exchange(url, method, headers, body) {
 	return new Promise((resolve, reject) => {
-		const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers }, (response) => {
-			const chunks = [];
-			response.on('data', (chunk) => chunks.push(chunk));
-			response.on('end', () => resolve({ status: response.statusCode, statusText: response.statusMessage, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
-			response.on('error', reject);
-		});
+		const request = (url.protocol === 'https:' ? https : http).request(
+			url,
+			{ method, headers },
+			(response) => {
+				const chunks = [];
+				response.on('data', (chunk) => chunks.push(chunk));
+				response.on('end', () =>
+					resolve({
+						status: response.statusCode,
+						statusText: response.statusMessage,
+						headers: response.headers,
+						text: Buffer.concat(chunks).toString('utf8'),
+					}),
+				);
+				response.on('error', reject);
+			},
+		);
 		request.on('error', reject);
 		request.end(body);
 	});
@@ -97,7 +108,12 @@ export async function fetchHttpRequest(options) {
 		throw httpError(response.status, data, response.headers);
 	}
 	return options.returnFullResponse
-		? { body: data, headers: response.headers, statusCode: response.status, statusMessage: response.statusText }
+		? {
+				body: data,
+				headers: response.headers,
+				statusCode: response.status,
+				statusMessage: response.statusText,
+			}
 		: data;
 }
 
@@ -120,12 +136,19 @@ export function sandboxHttp(sandbox, client, extra = {}) {
  * A credential store plus n8n's authenticated request flow. `store.data` is the credential as n8n
  * keeps it (the token lands in `accessToken`), `store.preAuthCalls` counts token exchanges.
  */
-export function createAuthenticatedHttp({ credentials, httpRequest = fetchHttpRequest, node = TEST_NODE }) {
+export function createAuthenticatedHttp({
+	credentials,
+	httpRequest = fetchHttpRequest,
+	node = TEST_NODE,
+}) {
 	const credentialType = new VoiceMessagingApi();
 	const store = { data: { accessToken: '', ...credentials }, preAuthCalls: 0, requests: [] };
 	const preAuthenticate = async () => {
 		store.preAuthCalls++;
-		const output = await credentialType.preAuthentication.call({ helpers: { httpRequest } }, store.data);
+		const output = await credentialType.preAuthentication.call(
+			{ helpers: { httpRequest } },
+			store.data,
+		);
 		Object.assign(store.data, output);
 	};
 	const send = async (options) => {
@@ -160,7 +183,8 @@ function resolveParameter(params, name, itemIndex, fallback, options) {
 	const source = typeof params === 'function' ? params(itemIndex) : params;
 	let value = Object.prototype.hasOwnProperty.call(source, name) ? source[name] : fallback;
 	if (value === undefined) throw new Error(`Could not get parameter "${name}"`);
-	if (options?.extractValue && value && typeof value === 'object' && value.__rl) value = value.value;
+	if (options?.extractValue && value && typeof value === 'object' && value.__rl)
+		value = value.value;
 	return value;
 }
 
@@ -192,7 +216,10 @@ export function createExecuteContext({
 				inputData.map((entry) => ({ ...entry, pairedItem: itemData })),
 			assertBinaryData: (itemIndex, property) => {
 				const data = items[itemIndex]?.binary?.[property];
-				if (!data) throw new Error(`This operation expects the node's input data to contain a binary file '${property}', but none was found [item ${itemIndex}]`);
+				if (!data)
+					throw new Error(
+						`This operation expects the node's input data to contain a binary file '${property}', but none was found [item ${itemIndex}]`,
+					);
 				return data;
 			},
 			getBinaryDataBuffer: async (itemIndex, property) => {
@@ -218,7 +245,14 @@ export function createLoadOptionsContext({ credentials, http, node = TEST_NODE }
  * between polls, as n8n keeps it); `mode` is 'trigger' for scheduled polls, 'manual' for
  * "Fetch Test Event"; `warnings` collects what the node logs.
  */
-export function createPollContext({ params, http, credentials, staticData = {}, mode = 'trigger', node = TEST_NODE }) {
+export function createPollContext({
+	params,
+	http,
+	credentials,
+	staticData = {},
+	mode = 'trigger',
+	node = TEST_NODE,
+}) {
 	const warnings = [];
 	const context = {
 		getNode: () => node,
@@ -231,7 +265,12 @@ export function createPollContext({ params, http, credentials, staticData = {}, 
 			return fallback;
 		},
 		getCredentials: async () => credentials,
-		logger: { debug() {}, info() {}, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) },
+		logger: {
+			debug() {},
+			info() {},
+			warn: (message) => warnings.push(message),
+			error: (message) => warnings.push(message),
+		},
 		helpers: {
 			httpRequestWithAuthentication: http,
 			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),

@@ -39,10 +39,7 @@ function watcher(sandbox, params, { failWhen } = {}) {
 const senders = new Map();
 async function sendBroadcast(sandbox, recipients) {
 	if (!senders.has(sandbox)) {
-		senders.set(
-			sandbox,
-			sandboxHttp(sandbox, DEMO_CLIENTS.full),
-		);
+		senders.set(sandbox, sandboxHttp(sandbox, DEMO_CLIENTS.full));
 	}
 	const auth = senders.get(sandbox);
 	const answer = await auth.httpRequestWithAuthentication('voiceMessagingApi', {

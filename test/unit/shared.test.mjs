@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 
 import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { asNodeError, describeFailure, InputError, TokenExchangeError } from '../../nodes/shared/errors.ts';
+import {
+	asNodeError,
+	describeFailure,
+	InputError,
+	TokenExchangeError,
+} from '../../nodes/shared/errors.ts';
 import { listPages } from '../../nodes/shared/pagination.ts';
 import { runPoll } from '../../nodes/shared/poll.ts';
 import { apiRequest } from '../../nodes/shared/transport.ts';
@@ -23,7 +28,11 @@ const credentials = { baseUrl: 'http://127.0.0.1:9', clientId: 'c', requestsPerM
 
 describe('asNodeError: what n8n shows for an error', () => {
 	it("keeps n8n's own errors as they are and adds only a missing item index", () => {
-		const apiError = new NodeApiError(TEST_NODE, { message: 'x', httpCode: '503' }, { httpCode: '503' });
+		const apiError = new NodeApiError(
+			TEST_NODE,
+			{ message: 'x', httpCode: '503' },
+			{ httpCode: '503' },
+		);
 		assert.equal(asNodeError(TEST_NODE, apiError, 2), apiError);
 		assert.equal(apiError.context.itemIndex, 2);
 		assert.equal(apiError.httpCode, '503');
@@ -32,7 +41,11 @@ describe('asNodeError: what n8n shows for an error', () => {
 	});
 
 	it('turns input errors into a NodeOperationError with the field, description and item', () => {
-		const error = asNodeError(TEST_NODE, new InputError('Chat ID is empty', 'Enter the Chat ID.'), 3);
+		const error = asNodeError(
+			TEST_NODE,
+			new InputError('Chat ID is empty', 'Enter the Chat ID.'),
+			3,
+		);
 		assert.ok(error instanceof NodeOperationError);
 		assert.equal(error.message, 'Chat ID is empty');
 		assert.equal(error.description, 'Enter the Chat ID.');
@@ -67,7 +80,9 @@ describe('a failed first poll keeps what the API said', () => {
 
 	it('bad trigger settings fail every poll, naming the field, without a request', async () => {
 		const { http, calls } = scriptedHttp(() => ({}));
-		const staticData = { poll: { key: 'broadcastStatusChanged', state: { watching: {}, finished: [] } } };
+		const staticData = {
+			poll: { key: 'broadcastStatusChanged', state: { watching: {}, finished: [] } },
+		};
 		const { context } = createPollContext({
 			params: { event: 'broadcastStatusChanged', messageIds: 'bcm_1, a/b', statuses: [] },
 			http,
@@ -88,7 +103,10 @@ describe('a failed first poll keeps what the API said', () => {
 		const failing = async () => {
 			throw new NodeApiError(TEST_NODE, { message: 'down' }, { httpCode: '503' });
 		};
-		assert.equal(await runPoll(context, 'k', { baseline: failing, poll: failing, sample: failing }), null);
+		assert.equal(
+			await runPoll(context, 'k', { baseline: failing, poll: failing, sample: failing }),
+			null,
+		);
 		assert.equal(staticData.poll.state, 1);
 		assert.equal(warnings.length, 1);
 	});
@@ -100,7 +118,12 @@ describe('transport: a 404 asked for as "gone"', () => {
 			throw httpError(404, { message: 'Campaign not found' });
 		});
 		const context = createExecuteContext({ params: {}, http, credentials });
-		assert.equal(await apiRequest.call(context, 'GET', '/api/v1/voice/campaigns/x', { missingAsUndefined: true }), undefined);
+		assert.equal(
+			await apiRequest.call(context, 'GET', '/api/v1/voice/campaigns/x', {
+				missingAsUndefined: true,
+			}),
+			undefined,
+		);
 		await assert.rejects(apiRequest.call(context, 'GET', '/api/v1/voice/campaigns/x'), /not found/);
 		assert.equal(calls.length, 2, 'a 404 is not retried');
 	});
@@ -115,25 +138,48 @@ describe('pagination: the one page loop', () => {
 		}));
 		const context = createExecuteContext({ params: {}, http, credentials });
 		const seen = [];
-		for await (const page of listPages.call(context, '/api/v1/voice/agents', { firstPage: 2, pageSize: 1 })) {
+		for await (const page of listPages.call(context, '/api/v1/voice/agents', {
+			firstPage: 2,
+			pageSize: 1,
+		})) {
 			seen.push([page.page, page.nextPage]);
 			if (page.page === 4) break;
 		}
-		assert.deepEqual(seen, [[2, 3], [3, 4], [4, 5]]);
-		assert.deepEqual(calls.map((call) => [call.qs.page, call.qs.limit]), [[2, 1], [3, 1], [4, 1]]);
+		assert.deepEqual(seen, [
+			[2, 3],
+			[3, 4],
+			[4, 5],
+		]);
+		assert.deepEqual(
+			calls.map((call) => [call.qs.page, call.qs.limit]),
+			[
+				[2, 1],
+				[3, 1],
+				[4, 1],
+			],
+		);
 	});
 });
 
 describe('the Voice AI Trigger campaign dropdown', () => {
 	it("is the Voice AI node's campaign search: one request, the same labels", async () => {
-		const answer = { items: [{ id: 'c1', name: 'Spring', status: 'pending' }], page: 1, totalPages: 3 };
+		const answer = {
+			items: [{ id: 'c1', name: 'Spring', status: 'pending' }],
+			page: 1,
+			totalPages: 3,
+		};
 		const trigger = scriptedHttp(() => answer);
 		const search = scriptedHttp(() => answer);
 		const options = await new VoiceAiTrigger().methods.loadOptions.getCampaigns.call(
 			createLoadOptionsContext({ credentials, http: trigger.http }),
 		);
-		const { results } = await searchCampaigns.call(createLoadOptionsContext({ credentials, http: search.http }));
-		assert.deepEqual(options, results.map(({ name, value }) => ({ name, value })));
+		const { results } = await searchCampaigns.call(
+			createLoadOptionsContext({ credentials, http: search.http }),
+		);
+		assert.deepEqual(
+			options,
+			results.map(({ name, value }) => ({ name, value })),
+		);
 		assert.deepEqual(options, [{ name: 'Spring (pending)', value: 'c1' }]);
 		assert.equal(trigger.calls.length, 1);
 		assert.deepEqual(trigger.calls[0].qs, search.calls[0].qs);
@@ -142,7 +188,10 @@ describe('the Voice AI Trigger campaign dropdown', () => {
 
 describe('Broadcast → Get Status takes a limit of its own', () => {
 	const run = (messageIds) => {
-		const { http, calls } = scriptedHttp((options) => ({ id: options.url.split('/').pop(), status: 'sent' }));
+		const { http, calls } = scriptedHttp((options) => ({
+			id: options.url.split('/').pop(),
+			status: 'sent',
+		}));
 		const context = createExecuteContext({
 			params: { resource: 'broadcast', operation: 'getStatus', messageIds },
 			http,
@@ -174,7 +223,14 @@ describe('run as an AI agent tool', () => {
 	const run = (type) => {
 		const { http, calls } = scriptedHttp(() => ({}));
 		const context = createExecuteContext({
-			params: { resource: 'message', operation: 'sendMediaToPhone', phone: '600 12 34', url: 'https://example.com/a.pdf', mediaType: 'document', options: {} },
+			params: {
+				resource: 'message',
+				operation: 'sendMediaToPhone',
+				phone: '600 12 34',
+				url: 'https://example.com/a.pdf',
+				mediaType: 'document',
+				options: {},
+			},
 			http,
 			credentials,
 			node: { ...TEST_NODE, type },
@@ -185,7 +241,10 @@ describe('run as an AI agent tool', () => {
 	it('answers a failed call with the error as the output, for the model to read', async () => {
 		const { result, calls } = run('n8n-nodes-voice-messaging.messengerTool');
 		const [[item]] = await result;
-		assert.match(item.json.error, /Phone "600 12 34" is not a phone number in international format/);
+		assert.match(
+			item.json.error,
+			/Phone "600 12 34" is not a phone number in international format/,
+		);
 		assert.match(item.json.description, /country code/);
 		assert.deepEqual(item.pairedItem, { item: 0 });
 		assert.equal(calls.length, 0);

@@ -32,11 +32,20 @@ describe('normalizeBaseUrl', () => {
 });
 
 describe('exchangeClientCredentials', () => {
-	const credentials = { baseUrl: 'https://api.example.com/', clientId: ' my-client ', clientSecret: SECRET };
+	const credentials = {
+		baseUrl: 'https://api.example.com/',
+		clientId: ' my-client ',
+		clientSecret: SECRET,
+	};
 
 	it('posts client_id and client_secret as JSON to /api/v1/auth/token', async () => {
 		const token = jwt({ sub: 'my-client', exp: Math.floor(Date.now() / 1000) + 600 });
-		const { request, calls } = answer(200, { access_token: token, expires_in: 3600, token_type: 'Bearer', scope: 'voicebot messenger' });
+		const { request, calls } = answer(200, {
+			access_token: token,
+			expires_in: 3600,
+			token_type: 'Bearer',
+			scope: 'voicebot messenger',
+		});
 		const result = await exchangeClientCredentials(request, credentials);
 		assert.equal(calls.length, 1);
 		assert.equal(calls[0].method, 'POST');
@@ -46,7 +55,10 @@ describe('exchangeClientCredentials', () => {
 		assert.equal(result.accessToken, token);
 		assert.equal(result.scope, 'voicebot messenger');
 		// exp (10 minutes) wins over expires_in (an hour)
-		assert.ok(result.expiresInSeconds <= 600 && result.expiresInSeconds >= 598, String(result.expiresInSeconds));
+		assert.ok(
+			result.expiresInSeconds <= 600 && result.expiresInSeconds >= 598,
+			String(result.expiresInSeconds),
+		);
 	});
 
 	it('the credential stores the token in its expirable field', async () => {
@@ -54,7 +66,10 @@ describe('exchangeClientCredentials', () => {
 		const expirable = credential.properties.find((p) => p.typeOptions?.expirable);
 		assert.equal(expirable?.type, 'hidden');
 		const { request } = answer(200, { access_token: 'opaque-token', expires_in: 60 });
-		const output = await credential.preAuthentication.call({ helpers: { httpRequest: request } }, credentials);
+		const output = await credential.preAuthentication.call(
+			{ helpers: { httpRequest: request } },
+			credentials,
+		);
 		assert.deepEqual(output, { [expirable.name]: 'opaque-token' });
 		assert.deepEqual(credential.authenticate.properties.headers, {
 			Authorization: `=Bearer {{$credentials.${expirable.name}}}`,
@@ -63,7 +78,10 @@ describe('exchangeClientCredentials', () => {
 
 	for (const status of [400, 401, 403]) {
 		it(`a ${status} says the client id or secret is wrong, without the secret`, async () => {
-			const { request } = answer(status, { statusCode: status, message: 'Invalid client credentials' });
+			const { request } = answer(status, {
+				statusCode: status,
+				message: 'Invalid client credentials',
+			});
 			await assert.rejects(exchangeClientCredentials(request, credentials), (error) => {
 				assert.match(error.message, /Client ID or Client Secret/);
 				assert.match(error.message, /Invalid client credentials/);
@@ -75,7 +93,10 @@ describe('exchangeClientCredentials', () => {
 
 	it('a 429 explains the token endpoint limit and the wait', async () => {
 		const { request } = answer(429, { message: 'Too Many Requests' }, { 'retry-after': '42' });
-		await assert.rejects(exchangeClientCredentials(request, credentials), /10 requests a minute.*42 s/);
+		await assert.rejects(
+			exchangeClientCredentials(request, credentials),
+			/10 requests a minute.*42 s/,
+		);
 	});
 
 	it('an unreachable URL names the address and the network error only', async () => {
@@ -86,8 +107,14 @@ describe('exchangeClientCredentials', () => {
 			throw error;
 		};
 		await assert.rejects(exchangeClientCredentials(request, credentials), (error) => {
-			assert.match(error.message, /Could not reach the API at https:\/\/api\.example\.com to get an access token \(the connection was refused\)/);
-			assert.ok(!/ECONNREFUSED/.test(error.message), "n8n would replace a message that holds the bare code");
+			assert.match(
+				error.message,
+				/Could not reach the API at https:\/\/api\.example\.com to get an access token \(the connection was refused\)/,
+			);
+			assert.ok(
+				!/ECONNREFUSED/.test(error.message),
+				'n8n would replace a message that holds the bare code',
+			);
 			assert.equal(error.httpStatus, undefined);
 			assert.ok(!error.message.includes(SECRET));
 			assert.equal(error.cause, undefined);
@@ -97,14 +124,26 @@ describe('exchangeClientCredentials', () => {
 
 	it('an answer without access_token is an error, not an empty token', async () => {
 		const { request } = answer(200, '<html>login page</html>');
-		await assert.rejects(exchangeClientCredentials(request, credentials), /without an access_token/);
+		await assert.rejects(
+			exchangeClientCredentials(request, credentials),
+			/without an access_token/,
+		);
 	});
 
 	it('refuses a base URL that is not http(s), and empty fields, before any request', async () => {
 		const { request, calls } = answer(200, { access_token: 'x' });
-		await assert.rejects(exchangeClientCredentials(request, { ...credentials, baseUrl: 'api.example.com' }), /Base URL/);
-		await assert.rejects(exchangeClientCredentials(request, { ...credentials, clientId: '  ' }), /Client ID is empty/);
-		await assert.rejects(exchangeClientCredentials(request, { ...credentials, clientSecret: '' }), /Client Secret is empty/);
+		await assert.rejects(
+			exchangeClientCredentials(request, { ...credentials, baseUrl: 'api.example.com' }),
+			/Base URL/,
+		);
+		await assert.rejects(
+			exchangeClientCredentials(request, { ...credentials, clientId: '  ' }),
+			/Client ID is empty/,
+		);
+		await assert.rejects(
+			exchangeClientCredentials(request, { ...credentials, clientSecret: '' }),
+			/Client Secret is empty/,
+		);
 		assert.equal(calls.length, 0);
 	});
 });
@@ -122,8 +161,14 @@ describe('tokenLifetimeSeconds', () => {
 
 describe('serverMessage', () => {
 	it('finds the message in any body shape', () => {
-		assert.equal(serverMessage({ statusCode: 404, message: 'Agent not found', error: 'Not Found' }), 'Agent not found');
-		assert.equal(serverMessage({ message: ['phone must be E.164', 'type is invalid'] }), 'phone must be E.164; type is invalid');
+		assert.equal(
+			serverMessage({ statusCode: 404, message: 'Agent not found', error: 'Not Found' }),
+			'Agent not found',
+		);
+		assert.equal(
+			serverMessage({ message: ['phone must be E.164', 'type is invalid'] }),
+			'phone must be E.164; type is invalid',
+		);
 		assert.equal(serverMessage('{"message":"from text"}'), 'from text');
 		assert.equal(serverMessage('Bad Gateway'), 'Bad Gateway');
 		assert.equal(serverMessage(''), '');
@@ -137,16 +182,28 @@ describe('serverMessage', () => {
 describe('what n8n makes of a failed token exchange', () => {
 	it('keeps our message when it wraps the error in a NodeApiError (as preAuthentication failures are)', async () => {
 		const { NodeApiError } = await import('../helpers/n8n.mjs');
-		const node = { name: 'Temp-Node', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+		const node = {
+			name: 'Temp-Node',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
 		const cases = [
 			answer(401, { message: 'Invalid client credentials' }).request,
 			answer(429, { message: 'Too Many Requests' }, { 'retry-after': '5' }).request,
 			async () => {
-				throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+				throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+					code: 'ECONNREFUSED',
+				});
 			},
 		];
 		for (const request of cases) {
-			const ours = await exchangeClientCredentials(request, { baseUrl: 'http://127.0.0.1:1', clientId: 'c', clientSecret: 's' }).catch((e) => e);
+			const ours = await exchangeClientCredentials(request, {
+				baseUrl: 'http://127.0.0.1:1',
+				clientId: 'c',
+				clientSecret: 's',
+			}).catch((e) => e);
 			const wrapped = new NodeApiError(node, ours);
 			assert.equal(wrapped.message, ours.message);
 		}

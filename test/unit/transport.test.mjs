@@ -12,7 +12,12 @@ import {
 	retrySettings,
 	shouldRetry,
 } from '../../nodes/shared/transport.ts';
-import { createExecuteContext, httpError, networkError, scriptedHttp } from '../helpers/context.mjs';
+import {
+	createExecuteContext,
+	httpError,
+	networkError,
+	scriptedHttp,
+} from '../helpers/context.mjs';
 
 const saved = { ...retrySettings };
 before(() => Object.assign(retrySettings, { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5 }));
