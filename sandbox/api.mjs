@@ -1,6 +1,7 @@
 // Endpoint handlers, request validation and state transitions of the sandbox's Integration API.
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
+import { balanceAnswer, listAnswer } from './alternatives.mjs';
 import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mjs';
 
 /**
@@ -18,6 +19,7 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  *   seed: number,
  *   random: Random,
  *   newId: (prefix: string) => string,
+ *   options: import('./alternatives.mjs').Alternatives,
  * }} ApiContext
  *
  * @typedef {{ params: Record<string, string>, query: Record<string, string>, body: unknown, req: import('node:http').IncomingMessage }} RequestInput
@@ -210,20 +212,15 @@ export function parsePaging(query, rules = { sortable: true }) {
 }
 
 /**
- * One page of records kept in ascending order; `desc` pages are cut from the end, no sorting.
+ * One page of records kept in ascending order, in the list shape the sandbox's options choose
+ * (decisions.md by default: `{ items, total, page, totalPages }`).
  * @template T
+ * @param {ApiContext} api @param {RequestInput} input
  * @param {T[]} ascending @param {{ page: number, limit: number, sort: 'asc' | 'desc' }} paging
  */
-export function pageOf(ascending, { page, limit, sort }) {
-	const total = ascending.length;
-	const start = (page - 1) * limit;
-	let items;
-	if (sort === 'asc') items = ascending.slice(start, start + limit);
-	else {
-		const end = total - start;
-		items = end > 0 ? ascending.slice(Math.max(0, end - limit), end).reverse() : [];
-	}
-	return { items, total, page, totalPages: Math.ceil(total / limit) };
+function pageOf(api, { req, query }, ascending, paging) {
+	const path = String(req?.url ?? '').split('?')[0];
+	return listAnswer(api.options, { path, query }, ascending, paging);
 }
 
 // ---------------------------------------------------------------- state transitions
@@ -311,10 +308,10 @@ export function advanceOnce(api) {
 // ---------------------------------------------------------------- voice
 
 /** @type {Handler} */
-function listAgents(api, { query }) {
-	const paging = parsePaging(query);
+function listAgents(api, input) {
+	const paging = parsePaging(input.query);
 	failIfAny(paging.errors);
-	return { status: 200, body: pageOf(api.state.agents, paging) };
+	return { status: 200, body: pageOf(api, input, api.state.agents, paging) };
 }
 
 /** @type {Handler} */
@@ -325,7 +322,8 @@ function getAgent(api, { params }) {
 }
 
 /** @type {Handler} */
-function listCampaigns(api, { query }) {
+function listCampaigns(api, input) {
+	const { query } = input;
 	const paging = parsePaging(query);
 	if (query.status !== undefined && !CAMPAIGN_STATUSES.includes(query.status)) {
 		paging.errors.push(oneOf('status', CAMPAIGN_STATUSES));
@@ -333,8 +331,10 @@ function listCampaigns(api, { query }) {
 	failIfAny(paging.errors);
 	const campaigns = api.state.campaigns;
 	const matching =
-		query.status === undefined ? campaigns : campaigns.filter((c) => c.status === query.status);
-	return { status: 200, body: pageOf(matching, paging) };
+		query.status === undefined || api.options.ignoreStatusFilter
+			? campaigns
+			: campaigns.filter((c) => c.status === query.status);
+	return { status: 200, body: pageOf(api, input, matching, paging) };
 }
 
 /** @param {ApiContext} api @param {string} id */
@@ -360,18 +360,17 @@ function cancelCampaign(api, { params }) {
 }
 
 /** @type {Handler} */
-function getCampaignData(api, { params, query }) {
-	const campaign = requireCampaign(api, params.id);
-	const paging = parsePaging(query, { sortable: false });
+function getCampaignData(api, input) {
+	const campaign = requireCampaign(api, input.params.id);
+	const paging = parsePaging(input.query, { sortable: false });
 	failIfAny(paging.errors);
 	const records = api.state.campaignData.get(campaign.id) ?? [];
-	return { status: 200, body: pageOf(records, { ...paging, sort: 'asc' }) };
+	return { status: 200, body: pageOf(api, input, records, { ...paging, sort: 'asc' }) };
 }
 
 /** @type {Handler} */
 function getBalance(api) {
-	const { credit, currency, minutes, ratePerMinute } = api.state.balance;
-	return { status: 200, body: { credit, currency, minutes, ratePerMinute } };
+	return { status: 200, body: balanceAnswer(api.options, api.state.balance) };
 }
 
 const DAY_MS = 86_400_000;
@@ -732,15 +731,16 @@ function removeReaction(api, { params }) {
 }
 
 /** @type {Handler} */
-function chatHistory(api, { params, query }) {
-	const chat = requireChat(api, params.chatId);
-	const paging = parsePaging(query);
+function chatHistory(api, input) {
+	const chat = requireChat(api, input.params.chatId);
+	const paging = parsePaging(input.query);
+	if (api.options.historyOrder === 'asc') paging.sort = 'asc';
 	failIfAny(paging.errors);
 	// By createdAt, then id: messages may share a createdAt (decisions.md).
 	const history = api.state.messages
 		.filter((m) => m.chatId === chat.id)
 		.sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));
-	return { status: 200, body: pageOf(history, paging) };
+	return { status: 200, body: pageOf(api, input, history, paging) };
 }
 
 /** @param {string} a @param {string} b */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the sandbox API server until SIGINT/SIGTERM: node sandbox/cli.mjs [--port 4010] [--help]
 import { parseArgs } from 'node:util';
+import { ALTERNATIVES, checkAlternative } from './alternatives.mjs';
 import { CHAT_MODEL } from './chatModel.mjs';
 import {
 	CUSTOMER_MESSAGES_PATH,
@@ -52,6 +53,14 @@ ${Object.entries(NUMERIC_FLAGS)
   --count-refused           refused requests take a place in the rate limit's window too
                             [SANDBOX_COUNT_REFUSED=1]
   --quiet                   do not print each request
+
+Where the API's description is silent, other answers the real API could give (default: decisions.md):
+${Object.values(ALTERNATIVES)
+	.map(
+		(spec) =>
+			`  --${`${spec.flag}${spec.kind === 'boolean' ? '' : spec.values ? ` <${spec.values.join('|')}>` : ' <n>'}`.padEnd(24)}${spec.says} (default ${spec.default})`,
+	)
+	.join('\n')}
   --help                    show this text
 
 Make a customer write to a running sandbox (the one at --host/--port) instead of starting one:
@@ -92,6 +101,12 @@ const { values } = parseArgs({
 		'same-time': { type: 'boolean', default: false },
 		help: { type: 'boolean', short: 'h', default: false },
 		...Object.fromEntries(Object.keys(NUMERIC_FLAGS).map((flag) => [flag, { type: 'string' }])),
+		...Object.fromEntries(
+			Object.values(ALTERNATIVES).map((spec) => [
+				spec.flag,
+				{ type: spec.kind === 'boolean' ? 'boolean' : 'string' },
+			]),
+		),
 	},
 	strict: true,
 });
@@ -112,6 +127,19 @@ for (const [flag, [env, option, fallback]] of Object.entries(NUMERIC_FLAGS)) {
 }
 options.countRefusedRequests =
 	values['count-refused'] === true || process.env.SANDBOX_COUNT_REFUSED === '1';
+for (const [option, spec] of Object.entries(ALTERNATIVES)) {
+	const given = /** @type {Record<string, unknown>} */ (values)[spec.flag];
+	if (given === undefined) continue;
+	try {
+		options[option] = checkAlternative(
+			/** @type {keyof typeof ALTERNATIVES} */ (option),
+			spec.kind === 'number' ? Number(given) : given,
+		);
+	} catch (error) {
+		console.error(`--${spec.flag}: ${error.message}`);
+		process.exit(2);
+	}
+}
 // A long-running demo must not grow its request log forever.
 options.maxLogEntries = 10_000;
 const faultsText = /** @type {string | undefined} */ (values.faults) ?? process.env.SANDBOX_FAULTS;

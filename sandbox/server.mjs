@@ -11,6 +11,7 @@ import {
 	insert,
 	matchRoute,
 } from './api.mjs';
+import { ALTERNATIVES, DEFAULT_ALTERNATIVES, checkAlternative } from './alternatives.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
 import { createFaultInjector } from './faults.mjs';
 import { createChatModel } from './chatModel.mjs';
@@ -34,7 +35,7 @@ import { createChatModel } from './chatModel.mjs';
  *   rateWindowMs?: number,
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
- * }} SandboxOptions
+ * } & Partial<import('./alternatives.mjs').Alternatives>} SandboxOptions
  *
  * @typedef {{ method: string, path: string, query: Record<string, string>, status: number, clientId: string | undefined, at: string }} LogEntry
  *
@@ -51,7 +52,7 @@ import { createChatModel } from './chatModel.mjs';
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
- *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
+ *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'> & Partial<import('./alternatives.mjs').Alternatives>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
  *   chatModel: ReturnType<typeof createChatModel>,
  *   close: () => Promise<void>,
@@ -93,6 +94,8 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	rateWindowMs: 60_000,
 	countRefusedRequests: false,
 	faults: {},
+	// Where the API's description is silent: decisions.md's choices (alternatives.mjs lists others).
+	...DEFAULT_ALTERNATIVES,
 });
 
 export const TOKEN_PATH = '/api/v1/auth/token';
@@ -193,8 +196,10 @@ function safeEqual(a, b) {
 function withDefaults(options) {
 	/** @type {Record<string, unknown>} */
 	const merged = { ...DEFAULT_OPTIONS };
-	for (const [key, value] of Object.entries(options ?? {}))
-		if (value !== undefined) merged[key] = value;
+	for (const [key, value] of Object.entries(options ?? {})) {
+		if (value === undefined) continue;
+		merged[key] = key in ALTERNATIVES ? checkAlternative(/** @type {any} */ (key), value) : value;
+	}
 	return /** @type {Required<SandboxOptions>} */ (merged);
 }
 
@@ -211,7 +216,7 @@ export async function startSandbox(options = {}) {
 	const random = createRandom(hashString(`${seed}:runtime`));
 	/** @type {SandboxState} */
 	const state = createSeedState({ ...opts, seed }, newId, (id) => findById(state.campaigns, id));
-	const api = { state, seed, random, newId };
+	const api = { state, seed, random, newId, options: opts };
 
 	// Per instance, so a token from one sandbox is worthless in another.
 	const signingKey = randomBytes(32);
@@ -236,8 +241,16 @@ export async function startSandbox(options = {}) {
 	/** @type {Promise<void> | undefined} */
 	let closing;
 
+	/** Opaque tokens (option opaqueToken) → their claims; JWTs carry theirs. */
+	const opaqueTokens = new Map();
+
 	/** @param {Record<string, unknown>} payload */
 	function signToken(payload) {
+		if (opts.opaqueToken) {
+			const token = `opq_${randomBytes(24).toString('base64url')}`;
+			opaqueTokens.set(token, payload);
+			return token;
+		}
 		const head = `${base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${base64url(JSON.stringify(payload))}`;
 		return `${head}.${createHmac('sha256', signingKey).update(head).digest('base64url')}`;
 	}
@@ -248,6 +261,7 @@ export async function startSandbox(options = {}) {
 	 * @returns {{ sub: string, scope: string, iat: number, exp: number, jti: string } | undefined}
 	 */
 	function decodeToken(token) {
+		if (opaqueTokens.has(token)) return opaqueTokens.get(token);
 		const parts = token.split('.');
 		if (parts.length !== 3) return undefined;
 		const expected = createHmac('sha256', signingKey)
@@ -323,7 +337,12 @@ export async function startSandbox(options = {}) {
 			appendFileSync(process.env.SANDBOX_TOKEN_LOG, `${accessToken}\n`);
 		return {
 			status: 200,
-			body: { access_token: accessToken, expires_in: lifetime, token_type: 'Bearer', scope },
+			body: {
+				access_token: accessToken,
+				expires_in: opts.expiresInUnit === 'ms' ? lifetime * 1000 : lifetime,
+				token_type: 'Bearer',
+				scope,
+			},
 			headers: { 'Cache-Control': 'no-store' },
 		};
 	}
@@ -615,6 +634,11 @@ export async function startSandbox(options = {}) {
 				'maxLogEntries',
 			])) {
 				if (partial[key] !== undefined) opts[key] = partial[key];
+			}
+			for (const key of /** @type {Array<keyof import('./alternatives.mjs').Alternatives>} */ (
+				Object.keys(ALTERNATIVES)
+			)) {
+				if (partial[key] !== undefined) opts[key] = checkAlternative(key, partial[key]);
 			}
 			if (partial.progressIntervalMs !== undefined) startTimer();
 		},

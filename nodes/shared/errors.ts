@@ -13,6 +13,15 @@ export class InputError extends Error {
 }
 
 /**
+ * An answer the package cannot use (a list it cannot follow, a field missing or of another
+ * type). The message is ours and names what was expected; what came goes in the description,
+ * since n8n rewrites a message that contains a system error code (`ratePerMinute` holds `ePerM`).
+ */
+export class UnexpectedAnswerError extends InputError {
+	override name = 'UnexpectedAnswerError';
+}
+
+/**
  * The client id and secret could not be exchanged; the message holds no secret. The status is in
  * `httpStatus` and network codes are put in words: n8n swaps such messages for stock texts.
  */

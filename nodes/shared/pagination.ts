@@ -1,39 +1,98 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { UnexpectedAnswerError } from './errors';
 import type { ApiRequestOptions, RequestContext } from './transport';
 import { apiRequest } from './transport';
 
 /** The largest page the list endpoints serve. */
 export const MAX_PAGE_SIZE = 100;
 
+/** Where a list answer keeps its records, and its page counts (the envelope or a `meta` in it). */
+const RECORD_KEYS = ['items', 'data', 'results', 'records'];
+const TOTAL_PAGES_KEYS = ['totalPages', 'total_pages', 'lastPage', 'last_page', 'pageCount'];
+const TOTAL_KEYS = ['total', 'totalCount', 'total_count', 'totalItems', 'total_items'];
+const NEXT_KEYS = ['next', 'nextPage', 'next_page', 'nextUrl', 'next_url', 'next_page_url'];
+const HAS_MORE_KEYS = ['hasMore', 'has_more', 'hasNextPage', 'has_next_page'];
+
 export interface ListPage {
 	items: IDataObject[];
+	/** Pages in all, in the server's own page size, when the answer says. */
 	totalPages?: number;
+	/** Records in all, when the answer says. */
+	total?: number;
+	/**
+	 * The answer's pointer to the next page: the query to send for it (`{}`: the next page
+	 * number), or null when it says there is none; undefined when it says nothing.
+	 */
+	next?: IDataObject | null;
 }
 
-/** A list answer in either shape the API uses: a bare array or `{ items, total, page, totalPages }`. */
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The first finite number under one of `keys` in any of `places`. */
+function numberAt(places: Array<Record<string, unknown>>, keys: string[]): number | undefined {
+	for (const place of places) {
+		for (const key of keys) {
+			const value = place[key];
+			if (value === null || value === undefined || value === '') continue;
+			const number = Number(value);
+			if (Number.isFinite(number)) return number;
+		}
+	}
+	return undefined;
+}
+
+/** A next-page pointer (a link, a page number, a has-more flag) as the query for that page. */
+function nextPointer(places: Array<Record<string, unknown>>): IDataObject | null | undefined {
+	for (const place of places) {
+		for (const key of NEXT_KEYS) {
+			if (!(key in place)) continue;
+			const value = place[key];
+			if (value === null || value === '' || value === false) return null;
+			if (typeof value === 'number') return { page: value };
+			if (typeof value !== 'string') continue;
+			try {
+				return Object.fromEntries(new URL(value, 'http://relative.invalid').searchParams);
+			} catch {
+				return {};
+			}
+		}
+		for (const key of HAS_MORE_KEYS) {
+			if (typeof place[key] === 'boolean') return place[key] ? {} : null;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * A list answer in any shape a list API commonly uses: a bare array, or records under `items`,
+ * `data`, `results` or `records` with page counts and next links beside them or in `meta`,
+ * `pagination` or `links`.
+ */
 export function toListPage(response: unknown): ListPage {
 	if (Array.isArray(response)) return { items: response as IDataObject[] };
-	if (response && typeof response === 'object') {
-		const envelope = response as { items?: unknown; data?: unknown; totalPages?: unknown };
-		const items = Array.isArray(envelope.items)
-			? envelope.items
-			: Array.isArray(envelope.data)
-				? envelope.data
-				: undefined;
-		if (items) {
-			const totalPages = Number(envelope.totalPages);
-			return {
-				items: items as IDataObject[],
-				totalPages: Number.isFinite(totalPages) ? totalPages : undefined,
-			};
+	if (isRecord(response)) {
+		const key = RECORD_KEYS.find((candidate) => Array.isArray(response[candidate]));
+		if (key) {
+			const places = [response, response.meta, response.pagination, response.links].filter(
+				isRecord,
+			);
+			const page: ListPage = { items: response[key] as IDataObject[] };
+			const totalPages = numberAt(places, TOTAL_PAGES_KEYS);
+			const total = numberAt(places, TOTAL_KEYS);
+			const next = nextPointer(places);
+			if (totalPages !== undefined) page.totalPages = totalPages;
+			if (total !== undefined) page.total = total;
+			if (next !== undefined) page.next = next;
+			return page;
 		}
 	}
 	const empty =
 		response === undefined ||
 		response === null ||
 		response === '' ||
-		(typeof response === 'object' && Object.keys(response as object).length === 0);
+		(isRecord(response) && Object.keys(response).length === 0);
 	return { items: empty ? [] : [response as IDataObject] };
 }
 
@@ -48,7 +107,7 @@ export function pagePlan(limit: number): { pageSize: number; pages: number } {
 
 export interface FetchedPage extends ListPage {
 	page: number;
-	/** The page after this one, when the envelope says there is one. */
+	/** The page after this one, when the answer says (or, saying nothing, may have) one. */
 	nextPage?: number;
 }
 
@@ -60,8 +119,46 @@ export interface PageOptions extends ApiRequestOptions {
 }
 
 /**
- * The one page loop: pages of a list in order, from `firstPage`, as long as the envelope says more
- * follow (a bare array is the whole list). Callers stop early by leaving the loop.
+ * Whether another page follows, by what the answer says: its next link, else its page count,
+ * else its record count; an answer that says nothing is followed until a page comes empty or
+ * repeats the one before (an API that pages by a size of its own, smaller than asked, still
+ * gets read to the end).
+ */
+function hasMore(listed: ListPage, page: number, seen: number): boolean {
+	if (listed.items.length === 0 || listed.next === null) return false;
+	if (listed.next !== undefined) return true;
+	if (listed.totalPages !== undefined) return page < listed.totalPages;
+	if (listed.total !== undefined) return seen < listed.total;
+	return true;
+}
+
+/** Whether the answer itself said that more pages follow (not a guess on a silent answer). */
+const claimsMore = (listed: ListPage) =>
+	listed.next !== undefined || listed.totalPages !== undefined || listed.total !== undefined;
+
+/** A record's identity, to tell a page that only repeats records already read. */
+const recordKey = (item: IDataObject) =>
+	item && typeof item === 'object' && item.id !== undefined
+		? `id:${String(item.id)}`
+		: JSON.stringify(item);
+
+function cannotFollow(path: string, page: number, listed: ListPage): UnexpectedAnswerError {
+	const said = JSON.stringify({
+		totalPages: listed.totalPages,
+		total: listed.total,
+		next: listed.next,
+	});
+	return new UnexpectedAnswerError(
+		'The API says its list has more records, but the next page only repeated records already read, so the rest could not be read',
+		`GET ${path}, page ${page}. What the list said about its pages: ${said}. Its page parameters may be named differently from "page" and "limit": add the right ones under Options → Additional Query Parameters, or use the HTTP Request node with this credential.`,
+	);
+}
+
+/**
+ * The one page loop: pages of a list in order, from `firstPage`, as long as the answer says more
+ * follow (see hasMore). A next link is followed by its query; a page of records already read
+ * ends the loop, with an error when the answer had said that more follow. Callers stop early by
+ * leaving the loop.
  */
 export async function* listPages(
 	this: RequestContext,
@@ -69,15 +166,32 @@ export async function* listPages(
 	options: PageOptions = {},
 ): AsyncGenerator<FetchedPage> {
 	const { pageSize = MAX_PAGE_SIZE, firstPage = 1, ...request } = options;
-	for (let page = Math.max(1, Math.floor(firstPage)); ; page++) {
+	let page = Math.max(1, Math.floor(firstPage));
+	let query: IDataObject = { page, limit: pageSize };
+	let previous: ListPage | undefined;
+	const read = new Set<string>();
+	let seen = (page - 1) * pageSize;
+	for (;;) {
 		const response = await apiRequest.call(this, 'GET', path, {
 			...request,
-			qs: { ...(request.qs ?? {}), page, limit: pageSize },
+			qs: { ...(request.qs ?? {}), ...query },
 		});
-		const { items, totalPages } = toListPage(response);
-		const more = totalPages !== undefined && page < totalPages && items.length > 0;
-		yield { items, totalPages, page, nextPage: more ? page + 1 : undefined };
+		const listed = toListPage(response);
+		const keys = listed.items.map(recordKey);
+		if (previous && keys.length > 0 && keys.every((key) => read.has(key))) {
+			// The API ignored the page asked for: silent about its pages, it had sent them all.
+			if (claimsMore(previous)) throw cannotFollow(path, page, previous);
+			return;
+		}
+		for (const key of keys) read.add(key);
+		seen += listed.items.length;
+		const more = hasMore(listed, page, seen);
+		yield { ...listed, page, nextPage: more ? page + 1 : undefined };
 		if (!more) return;
+		previous = listed;
+		page++;
+		const link = listed.next && Object.keys(listed.next).length > 0 ? listed.next : undefined;
+		query = link ? { limit: pageSize, ...link } : { page, limit: pageSize };
 	}
 }
 
@@ -91,21 +205,32 @@ export async function listPage(
 	return { items: [], page: options.firstPage ?? 1 };
 }
 
+export interface AllItemsOptions extends ApiRequestOptions {
+	returnAll: boolean;
+	limit?: number;
+	/**
+	 * Keeps only the records a filter sent in `qs` asked for: an API that ignores the filter
+	 * costs more pages, never a different result.
+	 */
+	keep?: (record: IDataObject) => boolean;
+}
+
 /**
- * Every record of a paginated list (Return All follows totalPages to the end with pages of 100),
- * or at most `limit` records in the fewest requests.
+ * Every record of a paginated list (Return All follows the pages to the end with pages of 100),
+ * or at most `limit` records in the fewest requests (more pages when the API serves fewer per
+ * page than asked, or `keep` drops some).
  */
 export async function apiRequestAllItems(
 	this: RequestContext,
 	path: string,
-	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
+	options: AllItemsOptions,
 ): Promise<IDataObject[]> {
-	const { returnAll, limit: wanted, ...request } = options;
+	const { returnAll, limit: wanted, keep, ...request } = options;
 	const limit = returnAll ? Infinity : Math.max(1, Math.floor(wanted ?? 50));
 	const pageSize = returnAll ? MAX_PAGE_SIZE : pagePlan(limit).pageSize;
 	const collected: IDataObject[] = [];
 	for await (const { items } of listPages.call(this, path, { ...request, pageSize })) {
-		collected.push(...items);
+		collected.push(...(keep ? items.filter(keep) : items));
 		if (collected.length >= limit) return collected.slice(0, limit);
 	}
 	return collected;

@@ -93,6 +93,8 @@ export async function activeCampaigns(context: IPollFunctions): Promise<Campaign
 			apiRequestAllItems.call(context, path`/voice/campaigns`, {
 				returnAll: true,
 				qs: { status, sort: 'desc' },
+				// An API that ignores the filter must not make finished campaigns look active.
+				keep: (campaign) => campaign.status === status,
 			}),
 		),
 	);

@@ -35,10 +35,10 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const fields: IDataObject = filters.status ? { status: filters.status } : {};
-	return await apiRequestAllItems.call(
-		this,
-		path`/voice/campaigns`,
-		listRequest.call(this, itemIndex, fields),
-	);
+	const status = filters.status ? String(filters.status) : undefined;
+	return await apiRequestAllItems.call(this, path`/voice/campaigns`, {
+		...listRequest.call(this, itemIndex, status ? { status } : {}),
+		// An API that ignores the filter costs more pages, never campaigns of another status.
+		keep: status ? (campaign) => campaign.status === status : undefined,
+	});
 }

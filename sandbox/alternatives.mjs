@@ -1,0 +1,157 @@
+// Other answers the real API could give where its description says "not shown": one sandbox
+// option (and one CLI flag) each. The defaults are the choices of decisions.md; the integration
+// suite runs the affected operations and triggers under each one (test/integration/alternatives).
+
+/**
+ * @typedef {{
+ *   listEnvelope: 'items' | 'data-meta' | 'total-only' | 'bare' | 'next-link',
+ *   fixedPageSize: number,
+ *   ignoreStatusFilter: boolean,
+ *   historyOrder: 'sort' | 'asc',
+ *   balanceShape: 'decisions' | 'available' | 'strings',
+ *   expiresInUnit: 's' | 'ms',
+ *   opaqueToken: boolean,
+ * }} Alternatives
+ */
+
+/**
+ * option → its CLI flag, default (decisions.md), allowed values (or kind) and what it changes.
+ * @type {Readonly<Record<keyof Alternatives, { flag: string, default: unknown, values?: readonly string[], kind?: 'number' | 'boolean', says: string }>>}
+ */
+export const ALTERNATIVES = Object.freeze({
+	listEnvelope: {
+		flag: 'list-envelope',
+		default: 'items',
+		values: ['items', 'data-meta', 'total-only', 'bare', 'next-link'],
+		says: 'paginated lists (agents, campaigns, campaign data, chat history) as { items, total, page, totalPages }, { data, meta: { currentPage, perPage, total, lastPage } }, { items, total }, a bare array, or { items, next } with a cursor link (page is then ignored)',
+	},
+	fixedPageSize: {
+		flag: 'fixed-page-size',
+		default: 0,
+		kind: 'number',
+		says: 'every page of a paginated list holds this many records, whatever limit asks (0: as asked)',
+	},
+	ignoreStatusFilter: {
+		flag: 'ignore-status-filter',
+		default: false,
+		kind: 'boolean',
+		says: 'the campaign list ignores its status filter and answers campaigns of every status',
+	},
+	historyOrder: {
+		flag: 'history-order',
+		default: 'sort',
+		values: ['sort', 'asc'],
+		says: 'chat history in the order sort asks for, or always oldest first',
+	},
+	balanceShape: {
+		flag: 'balance-shape',
+		default: 'decisions',
+		values: ['decisions', 'available', 'strings'],
+		says: 'balance as { credit, currency, minutes, ratePerMinute }, as { availableCredit, availableMinutes, ratePerMinute }, or with numbers as strings',
+	},
+	expiresInUnit: {
+		flag: 'expires-in-unit',
+		default: 's',
+		values: ['s', 'ms'],
+		says: 'expires_in of the token answer in seconds or in milliseconds',
+	},
+	opaqueToken: {
+		flag: 'opaque-token',
+		default: false,
+		kind: 'boolean',
+		says: 'access tokens are opaque strings, not JWTs (no exp claim to read)',
+	},
+});
+
+/** @type {Alternatives} */
+export const DEFAULT_ALTERNATIVES = /** @type {Alternatives} */ (
+	Object.freeze(Object.fromEntries(Object.entries(ALTERNATIVES).map(([k, v]) => [k, v.default])))
+);
+
+/**
+ * A value for an alternative, checked: an unknown value is refused with what is allowed.
+ * @param {keyof Alternatives} option @param {unknown} value
+ */
+export function checkAlternative(option, value) {
+	const spec = ALTERNATIVES[option];
+	const ok = spec.values
+		? spec.values.includes(/** @type {string} */ (value))
+		: spec.kind === 'boolean'
+			? typeof value === 'boolean'
+			: Number.isInteger(value) && /** @type {number} */ (value) >= 0;
+	if (!ok) {
+		const allowed = spec.values
+			? spec.values.join(', ')
+			: spec.kind === 'boolean'
+				? 'true or false'
+				: 'a whole number ≥ 0';
+		throw new Error(`Sandbox option ${option} must be ${allowed}, got ${JSON.stringify(value)}`);
+	}
+	return value;
+}
+
+/** @param {Record<string, string>} query @param {string} name */
+function offsetOf(query, name) {
+	const value = Number(query[name]);
+	return Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/**
+ * One page of a list kept in ascending order, in the shape `listEnvelope` chooses and with
+ * `fixedPageSize` records a page when set. `desc` pages run from the newest.
+ * @template T
+ * @param {Alternatives} options
+ * @param {{ path: string, query: Record<string, string> }} request
+ * @param {T[]} ascending
+ * @param {{ page: number, limit: number, sort: 'asc' | 'desc' }} paging
+ */
+export function listAnswer(options, request, ascending, paging) {
+	const limit = options.fixedPageSize > 0 ? options.fixedPageSize : paging.limit;
+	const ordered = paging.sort === 'asc' ? ascending : [...ascending].reverse();
+	const total = ordered.length;
+	if (options.listEnvelope === 'next-link') {
+		const offset = offsetOf(request.query, 'cursor');
+		const items = ordered.slice(offset, offset + limit);
+		const end = offset + items.length;
+		const query = new URLSearchParams(request.query);
+		query.delete('page');
+		query.set('cursor', String(end));
+		query.set('limit', String(limit));
+		return { items, next: end < total ? `${request.path}?${query}` : null };
+	}
+	const items = ordered.slice((paging.page - 1) * limit, paging.page * limit);
+	const totalPages = Math.ceil(total / limit);
+	switch (options.listEnvelope) {
+		case 'data-meta':
+			return {
+				data: items,
+				meta: { currentPage: paging.page, perPage: limit, total, lastPage: totalPages },
+			};
+		case 'total-only':
+			return { items, total };
+		case 'bare':
+			return items;
+		default:
+			return { items, total, page: paging.page, totalPages };
+	}
+}
+
+/**
+ * The balance in the shape `balanceShape` chooses.
+ * @param {Alternatives} options
+ * @param {{ credit: number, currency: string, minutes: number, ratePerMinute: number }} balance
+ */
+export function balanceAnswer(options, { credit, currency, minutes, ratePerMinute }) {
+	if (options.balanceShape === 'available') {
+		return { availableCredit: credit, availableMinutes: minutes, ratePerMinute };
+	}
+	if (options.balanceShape === 'strings') {
+		return {
+			credit: credit.toFixed(2),
+			currency,
+			minutes: String(minutes),
+			ratePerMinute: String(ratePerMinute),
+		};
+	}
+	return { credit, currency, minutes, ratePerMinute };
+}
