@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { textField } from '../../shared/answerFields';
 import { runPoll, triggerSetting } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 import { broadcastMessageIds } from '../actions/broadcast/messageIds';
@@ -33,6 +34,15 @@ async function fetchMessage(context: IPollFunctions, id: string): Promise<IDataO
 	})) as IDataObject | undefined;
 }
 
+/** A message's status; without one the poll fails, naming the field. */
+function statusOf(message: IDataObject): string {
+	return textField(message, ['status'], {
+		subject: 'The broadcast message',
+		workaround:
+			'If your API names it differently, run Messenger → Broadcast → Get Status on a Schedule Trigger instead.',
+	});
+}
+
 /**
  * One poll: a GET per message still watched (one request a message; the API has no list of
  * broadcast messages). Ids new to the parameter are recorded without an event, as a baseline;
@@ -56,7 +66,7 @@ export async function pollBroadcastStatuses(
 			finished.push(id);
 			continue;
 		}
-		const status = String(message.status);
+		const status = statusOf(message);
 		const previousStatus = state.watching[id];
 		if (previousStatus !== undefined && previousStatus !== status) {
 			changes.push({ messageId: id, previousStatus, status, message });
@@ -89,7 +99,7 @@ export async function broadcastSample(
 				{
 					messageId: id,
 					previousStatus: state?.watching[id] ?? null,
-					status: message.status,
+					status: statusOf(message),
 					message,
 				},
 			];

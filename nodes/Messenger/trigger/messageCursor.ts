@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { FieldContext } from '../../shared/answerFields';
+import { dateField, textField } from '../../shared/answerFields';
 import { MAX_PAGE_SIZE } from '../../shared/pagination';
 
 /**
@@ -21,9 +23,29 @@ export interface ChatCursor {
 	floor?: boolean;
 }
 
+const MESSAGE_RECORD: FieldContext = {
+	subject: 'A message in the chat history',
+	workaround:
+		'The trigger orders messages by their id and creation time. If your API names them differently, run Messenger → Chat → Get Messages on a Schedule Trigger instead.',
+};
+
+/** A history message the trigger can order (an ID and a creation time), or the error naming the field. */
+export function checkedMessage(message: IDataObject): IDataObject {
+	textField(message, ['id'], MESSAGE_RECORD);
+	dateField(message, ['createdAt', 'created_at'], MESSAGE_RECORD);
+	return message;
+}
+
+/** Whether a page runs oldest first (an API that ignores `sort`): the newest are then on the last page. */
+export function isOldestFirst(messages: IDataObject[]): boolean {
+	return (
+		messages.length > 1 && messageTime(messages[0]) < messageTime(messages[messages.length - 1])
+	);
+}
+
 /** A message's time as a comparable ISO string (text that is no date is compared as it is). */
 export function messageTime(message: IDataObject): string {
-	const text = String(message.createdAt ?? '');
+	const text = String(message.createdAt ?? message.created_at ?? '');
 	const ms = Date.parse(text);
 	return Number.isNaN(ms) ? text : new Date(ms).toISOString();
 }

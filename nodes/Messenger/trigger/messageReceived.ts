@@ -1,14 +1,17 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { asNodeError, describeFailure } from '../../shared/errors';
-import { listPage, listPages } from '../../shared/pagination';
+import { listPages } from '../../shared/pagination';
 import { runPoll, triggerSetting } from '../../shared/poll';
-import { apiRequest, path } from '../../shared/transport';
+import { path } from '../../shared/transport';
+import { chatOfPhone } from './chatOfPhone';
 import type { ChatCursor } from './messageCursor';
 import {
 	advanceCursor,
 	byTime,
+	checkedMessage,
 	isAfter,
+	isOldestFirst,
 	messageTime,
 	newestTime,
 	reachedOlder,
@@ -28,14 +31,6 @@ export interface ChatWatch extends ChatCursor {
 
 export interface MessageWatchState {
 	chats: Record<string, ChatWatch>;
-}
-
-/** The open chat of a phone, or undefined while it has none. */
-async function chatOfPhone(context: IPollFunctions, phone: string): Promise<string | undefined> {
-	const answer = (await apiRequest.call(context, 'GET', path`/messenger/chats/check-existing`, {
-		qs: { phone },
-	})) as IDataObject | undefined;
-	return answer?.exists && answer.chatId ? String(answer.chatId) : undefined;
 }
 
 const historyPath = (chatId: string) => path`/messenger/messages/chat/${chatId}`;
@@ -79,13 +74,18 @@ export async function readChat(
 	const read = new Map<string, IDataObject>();
 	let boundary = cursor?.at;
 	const found = await unlessChatMissing(context, async () => {
+		let oldestFirst = false;
 		for await (const page of listPages.call(context, historyPath(chatId), {
 			qs: { sort: 'desc' },
 			errorContext: { resource: 'Chat', id: chatId },
 		})) {
-			for (const message of page.items) read.set(String(message.id), message);
-			boundary ??= newestTime(page.items);
-			if (boundary === undefined || reachedOlder(page.items, boundary)) break;
+			const items = page.items.map(checkedMessage);
+			for (const message of items) read.set(String(message.id), message);
+			// Pages oldest first (the API ignored `sort`) keep the newest for last: read them all.
+			oldestFirst ||= isOldestFirst(items);
+			if (oldestFirst) continue;
+			boundary ??= newestTime(items);
+			if (boundary === undefined || reachedOlder(items, boundary)) break;
 		}
 		return true;
 	});
@@ -183,6 +183,16 @@ export async function pollMessages(
 	return { items, state: { chats } };
 }
 
+/** The newest messages of a chat: its first page, or every page when they come oldest first. */
+async function newestMessages(context: IPollFunctions, chatId: string): Promise<IDataObject[]> {
+	const messages: IDataObject[] = [];
+	for await (const page of listPages.call(context, historyPath(chatId), { qs: { sort: 'desc' } })) {
+		messages.push(...page.items.map(checkedMessage));
+		if (!isOldestFirst(page.items)) break;
+	}
+	return messages;
+}
+
 /** Fetch Test Event: the latest wanted message of the watched chats; nothing is recorded. */
 export async function messageSample(
 	context: IPollFunctions,
@@ -198,10 +208,10 @@ export async function messageSample(
 		if (!chatId) continue;
 		const page = await unlessChatMissing(
 			context,
-			async () => await listPage.call(context, historyPath(chatId), { qs: { sort: 'desc' } }),
+			async () => await newestMessages(context, chatId),
 		);
 		if (!page) continue;
-		const matches = page.items.filter((message) => wanted(filter, message)).sort(byTime);
+		const matches = page.filter((message) => wanted(filter, message)).sort(byTime);
 		const match = matches[matches.length - 1];
 		if (match && (!latest || messageTime(match) > messageTime(latest.message as IDataObject))) {
 			latest = receivedMessage({ ...match, chatId: match.chatId ?? chatId }, entry.phone);

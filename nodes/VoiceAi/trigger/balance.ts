@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { numberField } from '../../shared/answerFields';
 import { runPoll } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 
@@ -14,14 +15,18 @@ export async function fetchBalance(context: IPollFunctions): Promise<IDataObject
 	return (await apiRequest.call(context, 'GET', path`/voice/billing/balance`)) as IDataObject;
 }
 
+/** How each measure may be spelled: decisions.md's name first, then ones APIs commonly use. */
+export const METRIC_FIELDS: Record<BalanceMetric, readonly string[]> = {
+	credit: ['credit', 'availableCredit', 'available_credit'],
+	minutes: ['minutes', 'availableMinutes', 'available_minutes'],
+};
+
 export function metricValue(balance: IDataObject, metric: BalanceMetric): number {
-	const value = Number(balance[metric]);
-	if (!Number.isFinite(value)) {
-		throw new Error(
-			`The balance has no numeric "${metric}" field: ${JSON.stringify(balance).slice(0, 200)}`,
-		);
-	}
-	return value;
+	return numberField(balance, METRIC_FIELDS[metric], {
+		subject: 'The balance',
+		workaround:
+			'To watch a field of another name, use a Schedule Trigger, the HTTP Request node with this credential (GET /api/v1/voice/billing/balance) and an If node.',
+	});
 }
 
 /**

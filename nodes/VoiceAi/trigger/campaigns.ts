@@ -1,5 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
+import type { FieldContext } from '../../shared/answerFields';
+import { dateField, textField } from '../../shared/answerFields';
 import { apiRequestAllItems, listPage, listPages } from '../../shared/pagination';
 import { apiRequest, path } from '../../shared/transport';
 import type { CampaignStatus } from '../actions/common';
@@ -25,12 +27,19 @@ export interface CampaignWatchState {
 	newest: NewestMarker | null;
 }
 
+const CAMPAIGN_RECORD: FieldContext = {
+	subject: 'A campaign in the list',
+	workaround:
+		"The trigger needs each campaign's id, status and creation time. If your API names them differently, run Voice AI → Campaign → Get Many on a Schedule Trigger instead.",
+};
+
+/** A campaign as the trigger reads it; a field it relies on missing fails the poll, naming it. */
 function asCampaign(record: IDataObject): Campaign {
 	return {
 		...record,
-		id: String(record.id),
-		status: String(record.status),
-		createdAt: String(record.createdAt),
+		id: textField(record, ['id'], CAMPAIGN_RECORD),
+		status: textField(record, ['status'], CAMPAIGN_RECORD),
+		createdAt: dateField(record, ['createdAt', 'created_at'], CAMPAIGN_RECORD),
 	};
 }
 

@@ -1,0 +1,28 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { fieldValue, missingField } from '../../shared/answerFields';
+import { apiRequest, path } from '../../shared/transport';
+
+/** Where Check Existing may put the chat's ID: decisions.md's `chatId` first. */
+const CHAT_ID_FIELDS = ['chatId', 'chat_id'];
+
+/**
+ * The open chat of a phone (Check Existing), or undefined while it has none. An answer that says
+ * a chat exists (or says nothing) without an ID fails, naming the field: a phone that is never
+ * matched would make the trigger silent for good.
+ */
+export async function chatOfPhone(
+	context: IPollFunctions,
+	phone: string,
+): Promise<string | undefined> {
+	const answer = (await apiRequest.call(context, 'GET', path`/messenger/chats/check-existing`, {
+		qs: { phone },
+	})) as IDataObject | undefined;
+	if (answer?.exists === false) return undefined;
+	const id = fieldValue(answer, CHAT_ID_FIELDS) ?? fieldValue(answer?.chat, ['id']);
+	if ((typeof id === 'string' && id !== '') || typeof id === 'number') return String(id);
+	throw missingField(answer, [...CHAT_ID_FIELDS, 'chat.id'], 'text', {
+		subject: 'The Check Existing answer for a watched phone',
+		workaround: 'Watch the chat by its ID instead of the phone (Chat → Check Existing gives it).',
+	});
+}
