@@ -1,6 +1,10 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { keptByN8n, networkFailureWords, serverMessage } from './errorWords';
+
+export { serverMessage };
+
 /** Bad input, found before any request; the message names the field. asNodeError adds the node. */
 export class InputError extends Error {
 	constructor(
@@ -23,12 +27,14 @@ export class UnexpectedAnswerError extends InputError {
 
 /**
  * The client id and secret could not be exchanged; the message holds no secret. The status is in
- * `httpStatus` and network codes are put in words: n8n swaps such messages for stock texts.
+ * `httpStatus`, network codes are put in words and the server's words go in `description`:
+ * n8n swaps messages that hold a system error code for stock texts.
  */
 export class TokenExchangeError extends Error {
 	constructor(
 		message: string,
 		readonly httpStatus?: number,
+		readonly description?: string,
 	) {
 		super(message);
 		this.name = 'TokenExchangeError';
@@ -44,6 +50,8 @@ export interface RequestFailure {
 	code?: string;
 	/** Message of an error that is neither an HTTP answer nor a network failure. */
 	otherMessage?: string;
+	/** More about the failure for the description (never the message): a code, another error's words. */
+	detail?: string;
 	/** The answer was cut off or otherwise not valid JSON although it looked like JSON. */
 	malformed?: boolean;
 }
@@ -55,47 +63,6 @@ export interface ErrorContext {
 	id?: string;
 	/** Replaces the generic 409 wording, e.g. "The campaign is already finished". */
 	conflictMessage?: string;
-}
-
-/** The server's own words from an error body of any shape, or '' when it said nothing usable. */
-export function serverMessage(body: unknown): string {
-	if (body === undefined || body === null) return '';
-	if (typeof body === 'string') {
-		const text = body.trim();
-		if (!text) return '';
-		try {
-			return serverMessage(JSON.parse(text));
-		} catch {
-			return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-		}
-	}
-	if (Buffer.isBuffer(body)) return serverMessage(body.toString('utf8'));
-	if (Array.isArray(body))
-		return body
-			.map((part) => serverMessage(part))
-			.filter(Boolean)
-			.join('; ');
-	if (typeof body === 'object') {
-		const record = body as Record<string, unknown>;
-		for (const key of ['message', 'error_description', 'detail', 'error']) {
-			const found = serverMessage(record[key]);
-			if (found) return found;
-		}
-		return '';
-	}
-	return String(body);
-}
-
-/** A header of an answer, whatever shape n8n handed the headers in (plain object or Headers). */
-export function headerValue(headers: unknown, name: string): unknown {
-	if (!headers || typeof headers !== 'object') return undefined;
-	const record = headers as Record<string, unknown> & { get?: (key: string) => unknown };
-	if (typeof record.get === 'function') {
-		const viaGet = record.get(name);
-		if (viaGet !== undefined && viaGet !== null) return viaGet;
-	}
-	const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
-	return key ? record[key] : undefined;
 }
 
 /** The HTTP answer found in one link of an error chain, if that link carries one. */
@@ -123,7 +90,9 @@ export function describeFailure(error: unknown): RequestFailure {
 		if (answer) return answer;
 	}
 	const tokenError = chain.find((link) => link instanceof TokenExchangeError);
-	if (tokenError) return { otherMessage: String(tokenError.message) };
+	if (tokenError) {
+		return { otherMessage: String(tokenError.message), detail: tokenError.description };
+	}
 	for (const link of chain) {
 		if (typeof link.code === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(link.code)) {
 			return { code: link.code };
@@ -134,7 +103,7 @@ export function describeFailure(error: unknown): RequestFailure {
 	if (Number.isInteger(httpCode) && httpCode >= 400) {
 		return { status: httpCode, body: first?.description ?? first?.message };
 	}
-	return { otherMessage: first ? String(first.message ?? 'Unknown error') : String(error) };
+	return { detail: first ? String(first.message ?? 'Unknown error') : String(error) };
 }
 
 const ROLE_BY_PRODUCT: Record<string, string> = { voice: 'voicebot', messenger: 'messenger' };
@@ -156,7 +125,7 @@ function noAnswerWording(
 			: `The API answered with broken JSON (HTTP ${failure.status ?? 200}), so it is not known whether the request was carried out. Check before sending it again.`;
 	}
 	if (failure.code) {
-		return `Could not reach the API at ${request.baseUrl} (${failure.code}). Check the credential's Base URL and that the server is up.`;
+		return `Could not reach the API at ${request.baseUrl}: ${networkFailureWords(failure.code)}. Check the credential's Base URL and that the server is up.`;
 	}
 	return failure.otherMessage ?? 'The request failed before the API answered.';
 }
@@ -181,7 +150,7 @@ function statusWording(
 		}
 		case 404:
 			return context.resource
-				? `${context.resource} not found${context.id ? `: "${context.id}"` : ''} (404). Check the ID.`
+				? `${context.resource} not found${context.id && keptByN8n(context.id) ? `: "${context.id}"` : ''} (404). Check the ID.`
 				: 'The API answered "not found" (404).';
 		case 409:
 			return (
@@ -210,12 +179,24 @@ export function requestFailedError(
 	request: { method: string; path: string; baseUrl: string },
 	context: ErrorContext = {},
 ): NodeApiError {
-	const message = statusWording(failure, request, context);
+	const worded = statusWording(failure, request, context);
+	// n8n would swap a message holding a system error code (from a URL, an ID) for a stock text:
+	// then the words go to the description and the message says only what failed.
+	const message = keptByN8n(worded)
+		? worded
+		: `The request to the API failed${failure.status ? ` (HTTP ${failure.status})` : ''}.`;
 	const said = serverMessage(failure.body);
 	const where = `${request.method} ${request.path}`;
-	const description = said
-		? `The server said: ${said}\n(${where}${failure.status ? `, HTTP ${failure.status}` : ''})`
-		: `${where}${failure.status ? ` answered HTTP ${failure.status}` : ' failed'}`;
+	const extra = [
+		message === worded ? '' : worded,
+		failure.detail ?? '',
+		failure.code ? `Network error code: ${failure.code}` : '',
+	].filter(Boolean);
+	const description =
+		(said
+			? `The server said: ${said}\n(${where}${failure.status ? `, HTTP ${failure.status}` : ''})`
+			: `${where}${failure.status ? ` answered HTTP ${failure.status}` : ' failed'}`) +
+		(extra.length ? `\n${extra.join('\n')}` : '');
 	const httpCode = failure.status !== undefined ? String(failure.status) : undefined;
 	const response: JsonObject = httpCode
 		? { message, description, httpCode }
@@ -243,10 +224,13 @@ export function asNodeError(
 		return error;
 	}
 	if (error instanceof InputError) {
-		return new NodeOperationError(node, error.message, {
+		const shown = new NodeOperationError(node, error.message, {
 			itemIndex,
 			description: error.description,
 		});
+		// The message is ours and names a field (perhaps with the value given): n8n shows it as it is.
+		shown.message = error.message;
+		return shown;
 	}
 	return new NodeOperationError(node, error as Error, { itemIndex });
 }

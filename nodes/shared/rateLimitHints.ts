@@ -1,5 +1,3 @@
-import { headerValue } from './errors';
-
 const asText = (value: unknown): string =>
 	value === undefined || value === null ? '' : String(value).trim();
 
@@ -27,4 +25,16 @@ export function serverPauseMs(headers: unknown, now: number): number | undefined
 	const value = Number(reset);
 	if (!reset || !Number.isFinite(value) || value < 0) return undefined;
 	return Math.max(0, value > 1e9 ? value * 1000 - now : value * 1000);
+}
+
+/** A header of an answer, whatever shape n8n handed the headers in (plain object or Headers). */
+export function headerValue(headers: unknown, name: string): unknown {
+	if (!headers || typeof headers !== 'object') return undefined;
+	const record = headers as Record<string, unknown> & { get?: (key: string) => unknown };
+	if (typeof record.get === 'function') {
+		const viaGet = record.get(name);
+		if (viaGet !== undefined && viaGet !== null) return viaGet;
+	}
+	const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+	return key ? record[key] : undefined;
 }

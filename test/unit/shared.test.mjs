@@ -54,9 +54,10 @@ describe('asNodeError: what n8n shows for an error', () => {
 
 	it('recognises a token exchange failure by its class, not by its name', () => {
 		// n8n wraps it; the wrapper may carry a network-looking code of its own.
-		const real = new TokenExchangeError("The credential's Client ID is empty.");
+		const real = new TokenExchangeError("The credential's Client ID is empty.", undefined, 'more');
 		assert.deepEqual(describeFailure({ message: 'wrapped', code: 'ECONNRESET', cause: real }), {
 			otherMessage: "The credential's Client ID is empty.",
+			detail: 'more',
 		});
 		const lookalike = Object.assign(new Error('look-alike'), {
 			name: 'TokenExchangeError',

@@ -168,7 +168,14 @@ describe('apiRequest', () => {
 		});
 		await assert.rejects(
 			apiRequest.call(context, 'POST', '/api/v1/messenger/broadcast/messages', { body: {} }),
-			/Could not reach the API at https:\/\/api\.example\.com \(ECONNRESET\)/,
+			(error) => {
+				assert.equal(
+					error.message,
+					"Could not reach the API at https://api.example.com: the connection was closed. Check the credential's Base URL and that the server is up.",
+				);
+				assert.match(error.description, /Network error code: ECONNRESET/);
+				return true;
+			},
 		);
 		assert.equal(calls.length, 1);
 	});

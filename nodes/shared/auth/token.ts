@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
+import { networkCode, networkFailureWords } from '../errorWords';
 import { serverMessage, TokenExchangeError } from '../errors';
 import { parseJson } from '../validation';
 import { normalizeBaseUrl } from './baseUrl';
@@ -37,28 +38,6 @@ export function tokenLifetimeSeconds(
 	return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
-const NETWORK_FAILURES: Record<string, string> = {
-	ECONNREFUSED: 'the connection was refused',
-	ECONNRESET: 'the connection was closed',
-	ENOTFOUND: 'the host name was not found',
-	EAI_AGAIN: 'the host name could not be looked up',
-	ETIMEDOUT: 'the connection timed out',
-	ECONNABORTED: 'the connection was aborted',
-	EHOSTUNREACH: 'the host is unreachable',
-	ENETUNREACH: 'the network is unreachable',
-	CERT_HAS_EXPIRED: 'its TLS certificate has expired',
-	DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
-	UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate could not be verified',
-};
-
-/** A network failure in words (n8n replaces messages that contain the bare codes). */
-export function describeNetworkFailure(error: unknown): string {
-	const record = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
-	const code = record.code ?? record.cause?.code;
-	if (typeof code !== 'string') return 'no answer';
-	return NETWORK_FAILURES[code] ?? `network error ${code.replace(/^E/, '')}`;
-}
-
 interface TokenAnswer {
 	accessToken: string;
 	expiresInSeconds?: number;
@@ -86,7 +65,7 @@ async function postExchange(
 	{ baseUrl, clientId, clientSecret }: ReturnType<typeof clientOf>,
 ): Promise<FullResponse> {
 	let response: FullResponse | undefined;
-	let unreachable: string | undefined;
+	let code: string | undefined;
 	try {
 		response = (await request({
 			method: 'POST',
@@ -99,11 +78,13 @@ async function postExchange(
 		})) as FullResponse;
 	} catch (error) {
 		// Only the error code is kept: the error itself carries the request body with the secret.
-		unreachable = describeNetworkFailure(error);
+		code = networkCode(error);
 	}
 	if (response === undefined) {
 		throw new TokenExchangeError(
-			`Could not reach the API at ${baseUrl} to get an access token (${unreachable ?? 'no answer'}). Check the credential's Base URL.`,
+			`Could not reach the API at ${baseUrl} to get an access token (${networkFailureWords(code)}). Check the credential's Base URL.`,
+			undefined,
+			code ? `Network error code: ${code}` : undefined,
 		);
 	}
 	return response;
@@ -112,12 +93,14 @@ async function postExchange(
 /** A refusal of the token endpoint in words that say what to do, with the server's own words. */
 function refusal(response: FullResponse, baseUrl: string): TokenExchangeError {
 	const status = Number(response.statusCode);
+	// The server's words go in the description: n8n rewrites messages holding system error codes.
 	const said = serverMessage(response.body);
-	const suffix = said ? ` The server said: ${said}` : '';
+	const description = said ? `The server said: ${said}` : undefined;
 	if (status === 401 || status === 400 || status === 403) {
 		return new TokenExchangeError(
-			`The API rejected the Client ID or Client Secret (HTTP ${status}). Check both values in the credential.${suffix}`,
+			`The API rejected the Client ID or Client Secret (HTTP ${status}). Check both values in the credential.`,
 			status,
+			description,
 		);
 	}
 	if (status === 429) {
@@ -127,11 +110,13 @@ function refusal(response: FullResponse, baseUrl: string): TokenExchangeError {
 				retryAfter ? `; try again in ${String(retryAfter)} s` : ''
 			}. Tokens are reused across executions, so this usually means several credentials or n8n instances share one client.`,
 			status,
+			description,
 		);
 	}
 	return new TokenExchangeError(
-		`The token endpoint at ${baseUrl} answered HTTP ${status}.${suffix}`,
+		`The token endpoint at ${baseUrl} answered HTTP ${status}.`,
 		status,
+		description,
 	);
 }
 
