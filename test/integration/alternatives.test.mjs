@@ -242,3 +242,58 @@ describe('triggers under each alternative: the same events, each once, none on t
 		});
 	}
 });
+
+describe('tokens under each alternative: one token per lifetime, renewed once when it expires', () => {
+	const TOKEN_FLAGS = [
+		{ expiresInUnit: 'ms' },
+		{ opaqueToken: true },
+		{ opaqueToken: true, expiresInUnit: 'ms' },
+		// 40 days: longer than a timer can wait (2^31 - 1 ms, about 24.8 days).
+		{ opaqueToken: true, tokenLifetimeSeconds: 40 * 24 * 3600 },
+	];
+	const agents = {
+		resource: 'agent',
+		operation: 'getAll',
+		returnAll: false,
+		limit: 1,
+		options: {},
+	};
+
+	for (const flags of TOKEN_FLAGS) {
+		it(label(flags), async () => {
+			const sandbox = await startSandbox({ ...SETTINGS, ...flags });
+			try {
+				const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
+				for (let run = 0; run < 20; run++) assert.equal((await voice.run(agents)).length, 1);
+				await Promise.all(Array.from({ length: 10 }, () => voice.run(agents)));
+				assert.equal(sandbox.tokensIssued, 1, 'one token for 30 executions');
+				sandbox.expireTokens();
+				for (let run = 0; run < 5; run++) await voice.run(agents);
+				assert.equal(sandbox.tokensIssued, 2, 'a revoked token is renewed once');
+			} finally {
+				await sandbox.close();
+			}
+		});
+	}
+
+	it('a token that really expires after 2 s, announced in ms as an opaque token', async () => {
+		const sandbox = await startSandbox({
+			...SETTINGS,
+			// Whole seconds: a 2 s token lives from 1 to 2 s, long enough for the runs below.
+			tokenLifetimeSeconds: 2,
+			expiresInUnit: 'ms',
+			opaqueToken: true,
+		});
+		try {
+			const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
+			await voice.run(agents);
+			await new Promise((resolve) => setTimeout(resolve, 2100));
+			// One after the other: this test double keeps one token store for all executions.
+			for (let run = 0; run < 5; run++) await voice.run(agents);
+			assert.equal(sandbox.tokensIssued, 2, 'expired: renewed once, not per execution');
+			assert.ok(sandbox.log.filter((e) => e.status === 401).length >= 1);
+		} finally {
+			await sandbox.close();
+		}
+	});
+});

@@ -52,6 +52,23 @@ describe('sharedAccessToken', () => {
 		assert.deepEqual(new Set(tokens), new Set(['token-1']));
 	});
 
+	for (const lifetimeSeconds of [3_600_000, 40 * 24 * 3600, 1e300, undefined]) {
+		it(`a lifetime of ${lifetimeSeconds} s (milliseconds taken as seconds, beyond any timer, none) reuses one token`, async () => {
+			const fake = fakeExchange({ lifetimeSeconds });
+			for (let run = 0; run < 5; run++) {
+				assert.equal(
+					await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange),
+					'token-1',
+				);
+			}
+			// A 401 on it (the API ended it earlier than announced): one exchange, then shared.
+			const held = { ...CREDENTIALS, accessToken: 'token-1' };
+			assert.equal(await sharedAccessToken(noRequest, held, fake.exchange), 'token-2');
+			assert.equal(await sharedAccessToken(noRequest, held, fake.exchange), 'token-2');
+			assert.equal(fake.calls.length, 2);
+		});
+	}
+
 	it('an execution that read no token from the store gets the one this process holds', async () => {
 		const fake = fakeExchange();
 		assert.equal(await sharedAccessToken(noRequest, { ...CREDENTIALS }, fake.exchange), 'token-1');
