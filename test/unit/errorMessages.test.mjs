@@ -215,6 +215,17 @@ describe('hostile server data goes to the description, never the message', () =>
 		assert.match(error.description, /chat \(string\)/);
 	});
 
+	it('Message Received filtering on a direction the history does not send', async () => {
+		const message = { id: 'm1', createdAt: '2026-01-01T00:00:00.000Z', from: HOSTILE };
+		const error = await pollError(
+			MessengerTrigger,
+			{ event: 'messageReceived', chats: 'cht_1', direction: 'inbound', messageTypes: [] },
+			() => ({ items: [message], totalPages: 1 }),
+		);
+		assert.equal(shownByN8n(error), 'A message in the chat history has no text "direction" field');
+		assert.match(error.description, /from \(string\)/);
+	});
+
 	it('Broadcast Message Status Changed on a message without a status', async () => {
 		const error = await pollError(
 			MessengerTrigger,

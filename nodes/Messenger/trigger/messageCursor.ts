@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { FieldContext } from '../../shared/answerFields';
 import { dateField, textField } from '../../shared/answerFields';
 import { MAX_PAGE_SIZE } from '../../shared/pagination';
+import type { MessageFilter } from './messageSettings';
 
 /**
  * Most message IDs a cursor keeps for the messages that share its newest `createdAt`. Past it the
@@ -26,13 +27,19 @@ export interface ChatCursor {
 const MESSAGE_RECORD: FieldContext = {
 	subject: 'A message in the chat history',
 	workaround:
-		'The trigger orders messages by their id and creation time. If your API names them differently, run Messenger → Chat → Get Messages on a Schedule Trigger instead.',
+		'The trigger orders messages by their id and creation time, and filters them by direction and type. If your API names them differently, run Messenger → Chat → Get Messages on a Schedule Trigger instead.',
 };
 
-/** A history message the trigger can order (an ID and a creation time), or the error naming the field. */
-export function checkedMessage(message: IDataObject): IDataObject {
+/**
+ * A history message the trigger can order (an ID and a creation time) and filter (a direction
+ * and a type when the settings choose some), or the error naming the field: a filter on a field
+ * the API does not send would drop every message, and the trigger would never fire.
+ */
+export function checkedMessage(message: IDataObject, filter?: MessageFilter): IDataObject {
 	textField(message, ['id'], MESSAGE_RECORD);
 	dateField(message, ['createdAt', 'created_at'], MESSAGE_RECORD);
+	if (filter && filter.direction !== 'both') textField(message, ['direction'], MESSAGE_RECORD);
+	if (filter && filter.types.length > 0) textField(message, ['type'], MESSAGE_RECORD);
 	return message;
 }
 

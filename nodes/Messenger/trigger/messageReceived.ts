@@ -69,6 +69,7 @@ export async function readChat(
 	context: IPollFunctions,
 	chatId: string,
 	cursor: ChatCursor | undefined,
+	filter: MessageFilter,
 ): Promise<{ fresh: IDataObject[]; cursor: ChatCursor } | undefined> {
 	// Pages may shift while they are read (a message arriving moves the others down): by ID, once.
 	const read = new Map<string, IDataObject>();
@@ -79,7 +80,7 @@ export async function readChat(
 			qs: { sort: 'desc' },
 			errorContext: { resource: 'Chat', id: chatId },
 		})) {
-			const items = page.items.map(checkedMessage);
+			const items = page.items.map((message) => checkedMessage(message, filter));
 			for (const message of items) read.set(String(message.id), message);
 			// Pages oldest first (the API ignored `sort`) keep the newest for last: read them all.
 			oldestFirst ||= isOldestFirst(items);
@@ -102,6 +103,7 @@ export async function advanceEntry(
 	entry: WatchEntry,
 	watch: ChatWatch | undefined,
 	now: string,
+	filter: MessageFilter,
 ): Promise<{ watch: ChatWatch; fresh: IDataObject[] }> {
 	if (watch?.missing) return { watch, fresh: [] };
 	const chatId = await chatIdOf(context, entry, watch);
@@ -110,7 +112,7 @@ export async function advanceEntry(
 	if (!chatId) return { watch: waiting, fresh: [] };
 	// A phone matched just now starts at the time it began to be watched, not at a baseline.
 	const cursor = watch ? { at: watch.at, ids: watch.ids, floor: watch.floor } : undefined;
-	const read = await readChat(context, chatId, cursor);
+	const read = await readChat(context, chatId, cursor, filter);
 	if (!read) {
 		context.logger.warn(
 			entry.phone
@@ -161,7 +163,7 @@ export async function pollMessages(
 	for (const entry of entries) {
 		const watch = state.chats[entry.key];
 		try {
-			const result = await advanceEntry(context, entry, watch, now);
+			const result = await advanceEntry(context, entry, watch, now, filter);
 			chats[entry.key] = result.watch;
 			collect(found, result.fresh, entry, filter);
 		} catch (error) {
@@ -184,10 +186,14 @@ export async function pollMessages(
 }
 
 /** The newest messages of a chat: its first page, or every page when they come oldest first. */
-async function newestMessages(context: IPollFunctions, chatId: string): Promise<IDataObject[]> {
+async function newestMessages(
+	context: IPollFunctions,
+	chatId: string,
+	filter: MessageFilter,
+): Promise<IDataObject[]> {
 	const messages: IDataObject[] = [];
 	for await (const page of listPages.call(context, historyPath(chatId), { qs: { sort: 'desc' } })) {
-		messages.push(...page.items.map(checkedMessage));
+		messages.push(...page.items.map((message) => checkedMessage(message, filter)));
 		if (!isOldestFirst(page.items)) break;
 	}
 	return messages;
@@ -208,7 +214,7 @@ export async function messageSample(
 		if (!chatId) continue;
 		const page = await unlessChatMissing(
 			context,
-			async () => await newestMessages(context, chatId),
+			async () => await newestMessages(context, chatId, filter),
 		);
 		if (!page) continue;
 		const matches = page.filter((message) => wanted(filter, message)).sort(byTime);
