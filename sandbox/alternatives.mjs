@@ -8,6 +8,7 @@
  *   fixedPageSize: number,
  *   ignoreStatusFilter: boolean,
  *   historyOrder: 'sort' | 'asc',
+ *   campaignOrder: 'sort' | 'asc',
  *   balanceShape: 'decisions' | 'available' | 'strings',
  *   expiresInUnit: 's' | 'ms',
  *   opaqueToken: boolean,
@@ -42,6 +43,12 @@ export const ALTERNATIVES = Object.freeze({
 		default: 'sort',
 		values: ['sort', 'asc'],
 		says: 'chat history in the order sort asks for, or always oldest first',
+	},
+	campaignOrder: {
+		flag: 'campaign-order',
+		default: 'sort',
+		values: ['sort', 'asc'],
+		says: 'the campaign list in the order sort asks for, or always oldest first',
 	},
 	balanceShape: {
 		flag: 'balance-shape',

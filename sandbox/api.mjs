@@ -325,6 +325,7 @@ function getAgent(api, { params }) {
 function listCampaigns(api, input) {
 	const { query } = input;
 	const paging = parsePaging(query);
+	if (api.options.campaignOrder === 'asc') paging.sort = 'asc';
 	if (query.status !== undefined && !CAMPAIGN_STATUSES.includes(query.status)) {
 		paging.errors.push(oneOf('status', CAMPAIGN_STATUSES));
 	}

@@ -138,7 +138,8 @@ function watcher(NodeClass, sandbox, params) {
 const active = (c) => c.status === 'pending' || c.status === 'in_progress';
 
 describe('triggers under each alternative: the same events, each once, none on the first poll', () => {
-	for (const flags of LIST_FLAGS) {
+	// An API that ignores `sort` on campaigns: the triggers read their pages oldest first.
+	for (const flags of [...LIST_FLAGS, { campaignOrder: 'asc', fixedPageSize: 20 }]) {
 		it(`Campaign Status Changed and New Campaign, ${label(flags)}`, async () => {
 			const sandbox = await startSandbox({
 				...SETTINGS,

@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { FieldContext } from '../../shared/answerFields';
 import { dateField, textField } from '../../shared/answerFields';
-import { apiRequestAllItems, listPage, listPages } from '../../shared/pagination';
+import { apiRequestAllItems, listPages } from '../../shared/pagination';
 import { apiRequest, path } from '../../shared/transport';
 import type { CampaignStatus } from '../actions/common';
 
@@ -69,30 +69,51 @@ function isAfterMarker(campaign: Campaign, marker: NewestMarker | null): boolean
 	return at > markerAt || (at === markerAt && !marker.ids.includes(campaign.id));
 }
 
-/** The newest campaigns: the first page of the newest-first list (one request). */
+/** Whether a page runs oldest first (an API that ignores `sort`): its newest come last. */
+function oldestFirst(campaigns: Campaign[]): boolean {
+	const [first, last] = [campaigns[0], campaigns[campaigns.length - 1]];
+	return campaigns.length > 1 && Date.parse(first.createdAt) < Date.parse(last.createdAt);
+}
+
+const newestFirst = (a: Campaign, b: Campaign) => Date.parse(b.createdAt) - Date.parse(a.createdAt);
+
+/**
+ * The newest campaigns, newest first: the first page of the newest-first list (one request), or
+ * every page when the API answers oldest first.
+ */
 export async function newestCampaigns(context: IPollFunctions): Promise<Campaign[]> {
-	const { items } = await listPage.call(context, path`/voice/campaigns`, { qs: { sort: 'desc' } });
-	return items.map(asCampaign);
+	const campaigns: Campaign[] = [];
+	for await (const { items } of listPages.call(context, path`/voice/campaigns`, {
+		qs: { sort: 'desc' },
+	})) {
+		const page = items.map(asCampaign);
+		campaigns.push(...page);
+		if (!oldestFirst(page)) break;
+	}
+	return campaigns.sort(newestFirst);
 }
 
 /**
  * Campaigns created after the marker, newest first: pages of the newest-first list until a page
- * reaches campaigns already seen. One request when nothing or little is new.
+ * reaches campaigns already seen (one request when nothing or little is new), or every page when
+ * the API answers oldest first.
  */
 export async function campaignsCreatedSince(
 	context: IPollFunctions,
 	marker: NewestMarker,
 ): Promise<Campaign[]> {
 	const created: Campaign[] = [];
+	let ascending = false;
 	for await (const { items } of listPages.call(context, path`/voice/campaigns`, {
 		qs: { sort: 'desc' },
 	})) {
 		const campaigns = items.map(asCampaign);
 		const fresh = campaigns.filter((c) => isAfterMarker(c, marker));
 		created.push(...fresh);
-		if (fresh.length < campaigns.length || campaigns.length === 0) break;
+		ascending ||= oldestFirst(campaigns);
+		if (!ascending && (fresh.length < campaigns.length || campaigns.length === 0)) break;
 	}
-	return created;
+	return created.sort(newestFirst);
 }
 
 /** Every campaign now pending or in progress: one request per status while there are ≤ 100 of each. */
