@@ -150,7 +150,7 @@ function cannotFollow(path: string, page: number, listed: ListPage): UnexpectedA
 	});
 	return new UnexpectedAnswerError(
 		'The API says its list has more records, but the next page only repeated records already read, so the rest could not be read',
-		`GET ${path}, page ${page}. What the list said about its pages: ${said}. Its page parameters may be named differently from "page" and "limit": add the right ones under Options → Additional Query Parameters, or use the HTTP Request node with this credential.`,
+		`GET ${path}, page ${page}. What the list said about its pages: ${said}. Its page parameters may be named differently from "page" and "limit": read the list with the HTTP Request node with this credential, whose Pagination option can follow them.`,
 	);
 }
 

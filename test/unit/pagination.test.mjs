@@ -104,7 +104,7 @@ describe('pagination: every list shape', () => {
 		assert.equal(shown.message, error.message, 'n8n shows our message');
 		assert.match(shown.message, /more records, but the next page only repeated/);
 		assert.match(shown.description, /"totalPages":2/);
-		assert.match(shown.description, /Additional Query Parameters/);
+		assert.match(shown.description, /HTTP Request node/);
 	});
 
 	it('a silent answer (bare array) that ignores the page ends at the repeat, with every record', async () => {

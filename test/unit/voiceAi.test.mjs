@@ -203,6 +203,31 @@ describe('Voice AI operations hit their endpoints', () => {
 			[answer],
 		);
 	});
+
+	it('report getCallTrends splits periods of another envelope too, and keeps any other answer whole', async () => {
+		const params = {
+			resource: 'report',
+			operation: 'getCallTrends',
+			from: '2026-01-01',
+			to: '2026-01-31',
+			granularity: 'day',
+			options: {},
+		};
+		const periods = [{ period: 'a' }, { period: 'b' }];
+		for (const answer of [{ data: periods, meta: {} }, periods]) {
+			const { output } = await run(params, () => answer);
+			assert.deepEqual(
+				output.map((o) => o.json),
+				periods,
+			);
+		}
+		const other = { summary: { calls: 3 } };
+		const { output } = await run(params, () => other);
+		assert.deepEqual(
+			output.map((o) => o.json),
+			[other],
+		);
+	});
 });
 
 describe('bad input fails before any request, naming the field', () => {

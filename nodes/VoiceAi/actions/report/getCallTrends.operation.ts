@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { extraQuery, listOptions, valueOptions } from '../../../shared/descriptions';
 import { InputError } from '../../../shared/errors';
+import { toListPage } from '../../../shared/pagination';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireDate, requireOneOf } from '../../../shared/validation';
 
@@ -70,7 +71,10 @@ export async function execute(
 			...extraQuery(options),
 		},
 	})) as IDataObject;
-	const periods = response?.items;
-	if (options.splitIntoItems !== false && Array.isArray(periods)) return periods as IDataObject[];
+	// Periods under `items` (or another list envelope, or a bare array) become items; any other
+	// answer comes whole.
+	const { items: periods } = toListPage(response);
+	const listed = Array.isArray(response) || periods[0] !== response;
+	if (options.splitIntoItems !== false && listed && periods.length > 0) return periods;
 	return response;
 }
