@@ -1,5 +1,6 @@
 // The page loop against every list shape the real API could use where decisions.md had to choose.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 import { NodeOperationError } from '../helpers/n8n.mjs';
@@ -129,5 +130,28 @@ describe('pagination: every list shape', () => {
 		});
 		assert.deepEqual(ids(some), ids(pending.slice(0, 6)));
 		assert.ok(server.calls.length > 1);
+	});
+});
+
+describe('the README and the sandbox README list every alternative the sandbox offers', () => {
+	const read = (path) => readFileSync(new URL(path, import.meta.url), 'utf8');
+	it('each flag with its values, and the README table of tested outcomes names each flag', () => {
+		const readme = read('../../README.md');
+		const tested = readme.slice(readme.indexOf('### Tested against other answers'));
+		const sandboxReadme = read('../../sandbox/README.md');
+		for (const [option, spec] of Object.entries(ALTERNATIVES)) {
+			assert.ok(sandboxReadme.includes(`\`${option}\` (\`--${spec.flag}\`)`), option);
+			for (const value of spec.values ?? []) {
+				assert.ok(sandboxReadme.includes(`\`${value}\``), `${option}: ${value}`);
+			}
+			if (option === 'opaqueToken' || option === 'ignoreStatusFilter') {
+				assert.ok(tested.includes(`\`--${spec.flag}`), option);
+				continue;
+			}
+			for (const value of spec.values ?? [20]) {
+				if (value === spec.default) continue;
+				assert.ok(tested.includes(`--${spec.flag} ${value}`), `${option} ${value}`);
+			}
+		}
 	});
 });
