@@ -109,6 +109,8 @@ export interface FetchedPage extends ListPage {
 	page: number;
 	/** The page after this one, when the answer says (or, saying nothing, may have) one. */
 	nextPage?: number;
+	/** The query that asks for that page: its number, or what the answer's next link says. */
+	nextQuery?: IDataObject;
 }
 
 export interface PageOptions extends ApiRequestOptions {
@@ -116,6 +118,8 @@ export interface PageOptions extends ApiRequestOptions {
 	pageSize?: number;
 	/** The page to start at (default 1). */
 	firstPage?: number;
+	/** The query of the first page instead (a next link's, from an earlier nextQuery). */
+	startQuery?: IDataObject;
 }
 
 /**
@@ -165,9 +169,9 @@ export async function* listPages(
 	path: string,
 	options: PageOptions = {},
 ): AsyncGenerator<FetchedPage> {
-	const { pageSize = MAX_PAGE_SIZE, firstPage = 1, ...request } = options;
+	const { pageSize = MAX_PAGE_SIZE, firstPage = 1, startQuery, ...request } = options;
 	let page = Math.max(1, Math.floor(firstPage));
-	let query: IDataObject = { page, limit: pageSize };
+	let query: IDataObject = startQuery ?? { page, limit: pageSize };
 	let previous: ListPage | undefined;
 	const read = new Set<string>();
 	let seen = (page - 1) * pageSize;
@@ -185,13 +189,14 @@ export async function* listPages(
 		}
 		for (const key of keys) read.add(key);
 		seen += listed.items.length;
+		const link = listed.next && Object.keys(listed.next).length > 0 ? listed.next : undefined;
+		const next = link ? { limit: pageSize, ...link } : { page: page + 1, limit: pageSize };
 		const more = hasMore(listed, page, seen);
-		yield { ...listed, page, nextPage: more ? page + 1 : undefined };
+		yield { ...listed, page, ...(more ? { nextPage: page + 1, nextQuery: next } : {}) };
 		if (!more) return;
 		previous = listed;
 		page++;
-		const link = listed.next && Object.keys(listed.next).length > 0 ? listed.next : undefined;
-		query = link ? { limit: pageSize, ...link } : { page, limit: pageSize };
+		query = next;
 	}
 }
 

@@ -11,7 +11,8 @@ import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEFAULT_ALTERNATIVES } from '../../sandbox/alternatives.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, sandboxHttp } from '../helpers/context.mjs';
+import { searchCampaigns } from '../../nodes/VoiceAi/methods/listSearch.ts';
+import { createLoadOptionsContext, createPollContext, sandboxHttp } from '../helpers/context.mjs';
 import { sandboxRunner } from '../helpers/sandboxRun.mjs';
 
 const rl = (value) => ({ __rl: true, mode: 'id', value });
@@ -80,7 +81,8 @@ describe('list operations under each alternative return what they return under d
 	let voice;
 	let messenger;
 	before(async () => {
-		sandbox = await startSandbox({ ...SETTINGS, agentCount: 57, campaignCount: 57 });
+		// More campaigns than a page of 100: the picker scrolls and Return All pages in every shape.
+		sandbox = await startSandbox({ ...SETTINGS, agentCount: 57, campaignCount: 130 });
 		sandbox.customerWrites({ chatId: sandbox.state.chats[0].id, count: 130 });
 		// Pacing is not under test here (and Return All over pages of 20 exceeds 100 requests).
 		voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
@@ -88,8 +90,25 @@ describe('list operations under each alternative return what they return under d
 	});
 	after(async () => sandbox.close());
 
+	/** The campaign picker scrolled to its end, page token by page token. */
+	const picker = async () => {
+		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
+		const context = createLoadOptionsContext({
+			credentials: auth.store.data,
+			http: auth.httpRequestWithAuthentication,
+		});
+		const shown = [];
+		let token;
+		for (let scroll = 0; scroll < 20; scroll++) {
+			const page = await searchCampaigns.call(context, '', token);
+			shown.push(...page.results.map((r) => ({ json: { id: r.value } })));
+			token = page.paginationToken;
+			if (token === undefined) return shown;
+		}
+		assert.fail('the picker did not reach the end of the list');
+	};
 	const runAll = async (operations) => ({
-		voice: await Promise.all(operations.voice.map((p) => voice.run(p))),
+		voice: [...(await Promise.all(operations.voice.map((p) => voice.run(p)))), await picker()],
 		messenger: await Promise.all(operations.messenger.map((p) => messenger.run(p))),
 	});
 	const ids = (output) => output.map((o) => o.json.id ?? o.json.phoneNumber);
@@ -104,7 +123,7 @@ describe('list operations under each alternative return what they return under d
 			try {
 				const got = await runAll(operations);
 				got.voice.forEach((output, i) =>
-					assert.deepEqual(ids(output), ids(expected.voice[i]), label(operations.voice[i])),
+					assert.deepEqual(ids(output), ids(expected.voice[i]), label(operations.voice[i] ?? {})),
 				);
 				got.messenger.forEach((output, i) =>
 					assert.deepEqual(ids(output).sort(), ids(expected.messenger[i]).sort()),

@@ -14,9 +14,13 @@ async function searchPage(
 	filter?: string,
 	paginationToken?: unknown,
 ): Promise<INodeListSearchResult> {
-	const { items, nextPage } = await listPage.call(context, endpoint, {
+	// The token is the next page's number, or the query of the answer's next link (`?cursor=…`).
+	const token = String(paginationToken ?? '1');
+	const { items, nextPage, nextQuery } = await listPage.call(context, endpoint, {
 		qs: { sort: 'desc' },
-		firstPage: Number(paginationToken ?? 1) || 1,
+		...(token.startsWith('?')
+			? { startQuery: Object.fromEntries(new URLSearchParams(token)) }
+			: { firstPage: Number(token) || 1 }),
 	});
 	const needle = (filter ?? '').trim().toLowerCase();
 	const results = items
@@ -33,7 +37,12 @@ async function searchPage(
 		.map((record) => ({ name: label(record), value: String(record.id) }));
 	return {
 		results,
-		paginationToken: nextPage === undefined ? undefined : String(nextPage),
+		paginationToken:
+			nextPage === undefined || !nextQuery
+				? undefined
+				: nextQuery.page === nextPage
+					? String(nextPage)
+					: `?${new URLSearchParams(nextQuery as Record<string, string>).toString()}`,
 	};
 }
 
