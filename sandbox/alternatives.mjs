@@ -9,7 +9,7 @@
  *   ignoreStatusFilter: boolean,
  *   historyOrder: 'sort' | 'asc',
  *   campaignOrder: 'sort' | 'asc',
- *   balanceShape: 'decisions' | 'available' | 'strings',
+ *   balanceShape: 'decisions' | 'available' | 'strings' | 'unknown',
  *   expiresInUnit: 's' | 'ms',
  *   opaqueToken: boolean,
  * }} Alternatives
@@ -53,8 +53,8 @@ export const ALTERNATIVES = Object.freeze({
 	balanceShape: {
 		flag: 'balance-shape',
 		default: 'decisions',
-		values: ['decisions', 'available', 'strings'],
-		says: 'balance as { credit, currency, minutes, ratePerMinute }, as { availableCredit, availableMinutes, ratePerMinute }, or with numbers as strings',
+		values: ['decisions', 'available', 'strings', 'unknown'],
+		says: 'balance as { credit, currency, minutes, ratePerMinute }, as { availableCredit, availableMinutes, ratePerMinute }, with numbers as strings, or as { amountLeft, currency, ratePerMinute } (names no trigger reads)',
 	},
 	expiresInUnit: {
 		flag: 'expires-in-unit',
@@ -152,6 +152,7 @@ export function balanceAnswer(options, { credit, currency, minutes, ratePerMinut
 	if (options.balanceShape === 'available') {
 		return { availableCredit: credit, availableMinutes: minutes, ratePerMinute };
 	}
+	if (options.balanceShape === 'unknown') return { amountLeft: credit, currency, ratePerMinute };
 	if (options.balanceShape === 'strings') {
 		return {
 			credit: credit.toFixed(2),

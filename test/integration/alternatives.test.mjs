@@ -237,6 +237,24 @@ describe('triggers under each alternative: the same events, each once, none on t
 		});
 	}
 
+	it('Balance Low, balanceShape=unknown: activation and Fetch Test Event fail in our words', async () => {
+		const sandbox = await startSandbox({ ...SETTINGS, balanceShape: 'unknown' });
+		try {
+			const params = { event: 'balanceLow', metric: 'credit', threshold: 50 };
+			for (const mode of ['trigger', 'manual']) {
+				const w = watcher(VoiceAiTrigger, sandbox, params);
+				await assert.rejects(w.poll(mode), (error) => {
+					assert.equal(error.message, 'The balance has no numeric "credit" field');
+					assert.match(error.description, /amountLeft \(number\).*ratePerMinute \(number\)/);
+					return true;
+				});
+				assert.equal(w.staticData.poll, undefined, 'no baseline recorded');
+			}
+		} finally {
+			await sandbox.close();
+		}
+	});
+
 	for (const balanceShape of ['available', 'strings']) {
 		it(`Balance Low, balanceShape=${balanceShape}: fires once when credit drops below`, async () => {
 			const sandbox = await startSandbox({ ...SETTINGS, balanceShape });
