@@ -122,18 +122,21 @@ export interface PageOptions extends ApiRequestOptions {
 	startQuery?: IDataObject;
 }
 
+/** The smallest page size list APIs commonly use (decisions.md's default `limit`). */
+const SMALLEST_SERVER_PAGE = 10;
+
 /**
  * Whether another page follows, by what the answer says: its next link, else its page count,
- * else its record count; an answer that says nothing is followed until a page comes empty or
- * repeats the one before (an API that pages by a size of its own, smaller than asked, still
- * gets read to the end).
+ * else its record count. An answer that says nothing (a bare array) is followed while its pages
+ * could be full pages of an API that pages by a size of its own, smaller than asked: until a page
+ * has fewer records than asked and than SMALLEST_SERVER_PAGE, comes empty, or repeats records.
  */
-function hasMore(listed: ListPage, page: number, seen: number): boolean {
+function hasMore(listed: ListPage, page: number, seen: number, pageSize: number): boolean {
 	if (listed.items.length === 0 || listed.next === null) return false;
 	if (listed.next !== undefined) return true;
 	if (listed.totalPages !== undefined) return page < listed.totalPages;
 	if (listed.total !== undefined) return seen < listed.total;
-	return true;
+	return listed.items.length >= Math.min(pageSize, SMALLEST_SERVER_PAGE);
 }
 
 /** Whether the answer itself said that more pages follow (not a guess on a silent answer). */
@@ -191,7 +194,7 @@ export async function* listPages(
 		seen += listed.items.length;
 		const link = listed.next && Object.keys(listed.next).length > 0 ? listed.next : undefined;
 		const next = link ? { limit: pageSize, ...link } : { page: page + 1, limit: pageSize };
-		const more = hasMore(listed, page, seen);
+		const more = hasMore(listed, page, seen, pageSize);
 		yield { ...listed, page, ...(more ? { nextPage: page + 1, nextQuery: next } : {}) };
 		if (!more) return;
 		previous = listed;
