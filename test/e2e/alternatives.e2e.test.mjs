@@ -23,9 +23,7 @@ import {
 	waitFor,
 } from './harness.mjs';
 
-const TRIGGER_TYPE = 'n8n-nodes-voice-messaging.voiceAiTrigger';
 const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-const BROWSER_ID = 'e2e-browser';
 const CREDENTIAL = { id: 'e2eAltCredFull1', name: 'Voice full client (alternatives e2e)' };
 const STATUS_WORKFLOW = 'e2eAltStatus001';
 const BALANCE_WORKFLOW = 'e2eAltBalance01';
@@ -112,7 +110,7 @@ describe(
 					id,
 					name: `e2e alternatives ${parameters.event}`,
 					triggerName: TRIGGER_NODE,
-					type: TRIGGER_TYPE,
+					type: 'n8n-nodes-voice-messaging.voiceAiTrigger',
 					parameters,
 					credential: CREDENTIAL,
 					cronSecond,
@@ -129,8 +127,8 @@ describe(
 			);
 			await n8n.n8n(['publish:workflow', `--id=${STATUS_WORKFLOW}`]);
 			let cookie;
-			({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
-			session = { baseUrl: server.baseUrl, cookie, n8nDir: n8n.n8nDir, browserId: BROWSER_ID };
+			({ server, cookie } = await startWithOwner(n8n, OWNER));
+			session = { baseUrl: server.baseUrl, cookie, n8nDir: n8n.n8nDir };
 			api = n8nRestApi(session);
 		});
 
