@@ -165,6 +165,12 @@ describe('hostile server data goes to the description, never the message', () =>
 		).catch((caught) => caught);
 		assert.ok(keptByN8n(refused.message), refused.message);
 		assert.match(refused.description, /EPERM/);
+		const limited = await exchangeClientCredentials(
+			async () => ({ statusCode: 429, headers: { 'retry-after': 'EPERM' }, body: HOSTILE }),
+			client,
+		).catch((caught) => caught);
+		assert.ok(keptByN8n(limited.message), limited.message);
+		assert.match(limited.message, /10 requests a minute/);
 		const unreachable = await exchangeClientCredentials(async () => {
 			throw networkError('EACCES');
 		}, client).catch((caught) => caught);

@@ -104,10 +104,11 @@ function refusal(response: FullResponse, baseUrl: string): TokenExchangeError {
 		);
 	}
 	if (status === 429) {
-		const retryAfter = response.headers?.['retry-after'];
+		// Only a number of seconds goes into the message: it is the server's data.
+		const retryAfter = Number(response.headers?.['retry-after']);
 		return new TokenExchangeError(
 			`The token endpoint allows 10 requests a minute and that limit is reached${
-				retryAfter ? `; try again in ${String(retryAfter)} s` : ''
+				Number.isFinite(retryAfter) && retryAfter > 0 ? `; try again in ${retryAfter} s` : ''
 			}. Tokens are reused across executions, so this usually means several credentials or n8n instances share one client.`,
 			status,
 			description,
