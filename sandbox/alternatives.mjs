@@ -12,6 +12,8 @@
  *   balanceShape: 'decisions' | 'available' | 'strings' | 'unknown',
  *   expiresInUnit: 's' | 'ms',
  *   opaqueToken: boolean,
+ *   errorShape: 'decisions' | 'problem' | 'text',
+ *   sendAnswer: 'message' | 'empty',
  * }} Alternatives
  */
 
@@ -67,6 +69,18 @@ export const ALTERNATIVES = Object.freeze({
 		default: false,
 		kind: 'boolean',
 		says: 'access tokens are opaque strings, not JWTs (no exp claim to read)',
+	},
+	errorShape: {
+		flag: 'error-shape',
+		default: 'decisions',
+		values: ['decisions', 'problem', 'text'],
+		says: 'error bodies as { statusCode, message, error }, as RFC 9457 problem details { type, title, status, detail }, or as plain text',
+	},
+	sendAnswer: {
+		flag: 'send-answer',
+		default: 'message',
+		values: ['message', 'empty'],
+		says: 'message sends answer 200 with the message, or 201 with no body',
 	},
 });
 
@@ -162,4 +176,30 @@ export function balanceAnswer(options, { credit, currency, minutes, ratePerMinut
 		};
 	}
 	return { credit, currency, minutes, ratePerMinute };
+}
+
+/**
+ * The answer as it goes on the wire, in the error and send shapes the options choose.
+ * @param {Alternatives} options
+ * @param {{ method: string, path: string, status: number, body: unknown }} answer
+ * @returns {{ status: number, text: string, contentType: string }}
+ */
+export function wireAnswer(options, { method, path, status, body }) {
+	const json = 'application/json; charset=utf-8';
+	const error = /** @type {{ statusCode?: number, message?: unknown, error?: string }} */ (body);
+	if (status >= 400 && error && typeof error === 'object' && 'message' in error) {
+		const detail = [].concat(/** @type {any} */ (error.message)).join('; ');
+		if (options.errorShape === 'problem') {
+			const problem = { type: 'about:blank', title: error.error, status, detail };
+			return { status, text: JSON.stringify(problem), contentType: 'application/problem+json' };
+		}
+		if (options.errorShape === 'text') {
+			return { status, text: detail, contentType: 'text/plain; charset=utf-8' };
+		}
+	}
+	const send = method === 'POST' && path.startsWith('/api/v1/messenger/messages/send/');
+	if (send && status < 300 && options.sendAnswer === 'empty') {
+		return { status: 201, text: '', contentType: json };
+	}
+	return { status, text: JSON.stringify(body), contentType: json };
 }

@@ -11,7 +11,12 @@ import {
 	insert,
 	matchRoute,
 } from './api.mjs';
-import { ALTERNATIVES, DEFAULT_ALTERNATIVES, checkAlternative } from './alternatives.mjs';
+import {
+	ALTERNATIVES,
+	DEFAULT_ALTERNATIVES,
+	checkAlternative,
+	wireAnswer,
+} from './alternatives.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
 import { createFaultInjector } from './faults.mjs';
 import { createChatModel } from './chatModel.mjs';
@@ -491,7 +496,8 @@ export async function startSandbox(options = {}) {
 				},
 			};
 		}
-		entry.status = fault?.kind === 'reset' && fault.after ? 0 : result.status;
+		const wire = wireAnswer(opts, { method: entry.method, path, ...result });
+		entry.status = fault?.kind === 'reset' && fault.after ? 0 : wire.status;
 		// Logged before the response leaves, so a client that got its answer always sees the entry.
 		log.push(entry);
 		if (log.length > opts.maxLogEntries) log.splice(0, log.length - opts.maxLogEntries);
@@ -502,11 +508,11 @@ export async function startSandbox(options = {}) {
 			req.socket.destroy();
 			return;
 		}
-		let payload = JSON.stringify(result.body);
+		let payload = wire.text;
 		if (fault?.kind === 'malformedJson' && succeeded)
 			payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
-		res.writeHead(result.status, {
-			'Content-Type': 'application/json; charset=utf-8',
+		res.writeHead(wire.status, {
+			'Content-Type': wire.contentType,
 			'Content-Length': Buffer.byteLength(payload),
 			...result.headers,
 		});

@@ -335,3 +335,80 @@ describe('tokens under each alternative: one token per lifetime, renewed once wh
 		}
 	});
 });
+
+describe('errors and sends of another shape', () => {
+	for (const errorShape of ['problem', 'text']) {
+		it(`errorShape=${errorShape}: our message, the server's words in the description`, async () => {
+			const sandbox = await startSandbox({ ...SETTINGS, errorShape });
+			try {
+				const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
+				await assert.rejects(
+					voice.run({ resource: 'agent', operation: 'get', agentId: rl('agt_nope') }),
+					(error) => {
+						assert.equal(error.message, 'Agent not found: "agt_nope" (404). Check the ID.');
+						assert.match(error.description, /The server said: Agent not found/);
+						return true;
+					},
+				);
+				const messenger = sandboxRunner(Messenger, sandbox, DEMO_CLIENTS.full, {
+					requestsPerMinute: 0,
+				});
+				const chat = sandbox.state.chats.find((c) => c.status === 'open');
+				await assert.rejects(
+					messenger.run({ resource: 'chat', operation: 'reopen', chatId: chat.id }),
+					(error) => {
+						assert.match(error.message, /is already open/);
+						assert.match(error.description, /The server said: Chat is already open/);
+						return true;
+					},
+				);
+				const wrong = sandboxRunner(
+					VoiceAi,
+					sandbox,
+					{ ...DEMO_CLIENTS.full, clientSecret: 'not-the-secret' },
+					{ requestsPerMinute: 0 },
+				);
+				await assert.rejects(
+					wrong.run({ resource: 'agent', operation: 'getAll', returnAll: false, limit: 1 }),
+					(error) => {
+						assert.match(error.message, /rejected the Client ID or Client Secret \(HTTP 401\)/);
+						assert.match(error.description, /The server said: Invalid client credentials/);
+						return true;
+					},
+				);
+			} finally {
+				await sandbox.close();
+			}
+		});
+	}
+
+	it('sendAnswer=empty: a send answered 201 without a body is one success item, sent once', async () => {
+		const sandbox = await startSandbox({ ...SETTINGS, sendAnswer: 'empty' });
+		try {
+			const messenger = sandboxRunner(Messenger, sandbox, DEMO_CLIENTS.full, {
+				requestsPerMinute: 0,
+			});
+			const chat = sandbox.state.chats.find((c) => c.status === 'open');
+			const before = sandbox.state.messages.length;
+			const output = await messenger.run({
+				resource: 'message',
+				operation: 'sendMedia',
+				chatId: chat.id,
+				url: 'https://example.com/brochure.pdf',
+				mediaType: 'document',
+				options: {},
+			});
+			assert.equal(output.length, 1);
+			assert.equal(output[0].json.error, undefined);
+			assert.equal(sandbox.state.messages.length, before + 1);
+			assert.deepEqual(
+				sandbox.log
+					.filter((e) => e.method === 'POST' && e.path.includes('/send/'))
+					.map((e) => e.status),
+				[201],
+			);
+		} finally {
+			await sandbox.close();
+		}
+	});
+});
