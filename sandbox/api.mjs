@@ -15,11 +15,11 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  *
  * What handlers need from the running sandbox.
  * @typedef {{
+ *   options: import('./alternatives.mjs').Alternatives,
  *   state: SandboxState,
  *   seed: number,
  *   random: Random,
  *   newId: (prefix: string) => string,
- *   options: import('./alternatives.mjs').Alternatives,
  * }} ApiContext
  *
  * @typedef {{ params: Record<string, string>, query: Record<string, string>, body: unknown, req: import('node:http').IncomingMessage }} RequestInput
