@@ -9,6 +9,7 @@ import {
 	ENDPOINTS,
 	startSandbox,
 } from './server.mjs';
+import { sentLines } from './api.mjs';
 
 const DEFAULT_CLI_PORT = 4010;
 
@@ -158,7 +159,11 @@ if (values.write) {
 	process.exit(0);
 }
 
-const sandbox = await startSandbox(options);
+// What the sandbox is asked to send (e.g. a Send and Wait message with its link) is printed as it comes.
+const sandbox = await startSandbox({
+	...options,
+	onSent: (sent) => sentLines(sent).forEach((line) => console.log(line)),
+});
 
 if (!values.quiet) {
 	let printed = 0;
