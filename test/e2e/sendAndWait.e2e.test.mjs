@@ -1,0 +1,323 @@
+// Messenger → Send and Wait for Response in a running n8n (`n8n start`), against the sandbox:
+// activated workflows started by a Webhook wait at the node; the sandbox records the one message
+// it was asked to send, whose text holds the signed link; the link is opened as the person's
+// phone would (GET the page, POST the answer) and the execution goes on with the answer. A
+// tampered link is refused and the execution keeps waiting; Limit Wait Time resumes on its own.
+// One n8n for the whole file. On n8n 1.x: test/e2e/sendAndWait.n8n1.e2e.test.mjs.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+
+import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
+import {
+	cleanupPack,
+	createN8nInstance,
+	isN8n1,
+	n8nRestApi,
+	PACKAGE_NAME,
+	packPackage,
+	sandboxCredential,
+	startWithOwner,
+	suiteOptions,
+	waitFor,
+} from './harness.mjs';
+
+const { version, title, it } = suiteOptions(
+	'Messenger Send and Wait for Response in a running n8n',
+);
+const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
+const BROWSER_ID = 'e2e-send-and-wait';
+const CREDENTIAL = { id: 'e2eSendAndWaitCred', name: 'Send and Wait client (e2e)' };
+const ASK = 'Ask a person';
+const AFTER = 'After the answer';
+const PHONE = '+34600111222';
+
+/** Webhook (POST /webhook/<path>, answers at once) → Messenger Send and Wait → No-Op. */
+function waitingWorkflow(id, parameters) {
+	return {
+		id,
+		name: `e2e ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: randomUUID(),
+				webhookId: randomUUID(),
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				parameters: { httpMethod: 'POST', path: id, responseMode: 'onReceived', options: {} },
+			},
+			{
+				id: randomUUID(),
+				name: ASK,
+				type: `${PACKAGE_NAME}.messenger`,
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendAndWait',
+					channel: 'whatsapp',
+					phone: PHONE,
+					message: '=Cancel campaign {{ $json.body.campaign }}?',
+					...parameters,
+				},
+				credentials: { voiceMessagingApi: CREDENTIAL },
+			},
+			{
+				id: randomUUID(),
+				name: AFTER,
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {},
+			},
+		],
+		connections: {
+			Webhook: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
+			[ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
+		},
+		pinData: {},
+	};
+}
+
+const WORKFLOWS = {
+	approval: waitingWorkflow('e2eSawApproval', {
+		responseType: 'approval',
+		approvalOptions: { values: { approvalType: 'double', approveLabel: 'Yes, cancel' } },
+	}),
+	freeText: waitingWorkflow('e2eSawFreeText', { responseType: 'freeText' }),
+	customForm: waitingWorkflow('e2eSawForm', {
+		responseType: 'customForm',
+		formFields: {
+			values: [
+				{
+					fieldLabel: 'Slot',
+					fieldType: 'dropdown',
+					requiredField: true,
+					fieldOptions: { values: [{ option: 'AM' }, { option: 'PM' }] },
+				},
+				{ fieldLabel: 'Guests', fieldType: 'number' },
+				{ fieldLabel: 'Notes', fieldType: 'textarea' },
+			],
+		},
+	}),
+	limit: waitingWorkflow('e2eSawLimit', {
+		responseType: 'approval',
+		options: {
+			limitWaitTime: {
+				values: { limitType: 'afterTimeInterval', resumeAmount: 0.1, resumeUnit: 'minutes' },
+			},
+		},
+	}),
+};
+
+describe(title, { timeout: 12 * 60_000 }, () => {
+	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
+	let sandbox;
+	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+	let n8n;
+	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
+	let server;
+	/** @type {ReturnType<typeof n8nRestApi>} */
+	let api;
+	/** The execution started first and left waiting for its wait limit, while the others run. */
+	let limited;
+
+	const diagnostics = () =>
+		`\nsandbox sent: ${JSON.stringify(sandbox.state.sent.slice(-3))}\nn8n output:\n${server?.output().slice(-3000)}`;
+
+	/**
+	 * Starts `workflow` through its webhook; resolves once the execution waits, with its ID and the
+	 * one message the sandbox got for it (its text holds the link).
+	 */
+	async function startWaiting(workflow, campaign) {
+		const sentBefore = sandbox.state.sent.length;
+		const known = new Set((await api.executionsOf(workflow.id)).map((e) => e.id));
+		await waitFor(
+			async () => {
+				const response = await fetch(`${server.baseUrl}/webhook/${workflow.id}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ campaign }),
+				});
+				await response.arrayBuffer();
+				// Published workflows' webhooks answer 404 for a few seconds after n8n is ready.
+				return response.status === 200;
+			},
+			{ timeoutMs: 30_000, intervalMs: 1000, describe: () => `webhook of ${workflow.id}` },
+		);
+		const execution = await waitFor(
+			async () =>
+				(await api.executionsOf(workflow.id)).find(
+					(e) => !known.has(e.id) && e.status === 'waiting',
+				),
+			{
+				timeoutMs: 30_000,
+				describe: () => `no waiting execution of ${workflow.id}${diagnostics()}`,
+			},
+		);
+		const sent = sandbox.state.sent.slice(sentBefore);
+		assert.equal(sent.length, 1, `one message sent: ${JSON.stringify(sent)}`);
+		assert.equal(sent[0].channel, 'whatsapp');
+		assert.equal(sent[0].recipient, PHONE);
+		const text = sent[0].text;
+		assert.ok(text.startsWith(`Cancel campaign ${campaign}?\n\nRespond: `), text);
+		const link = text.slice(text.lastIndexOf(' ') + 1);
+		assert.ok(
+			link.startsWith(`${server.baseUrl}/webhook-waiting/${execution.id}/`),
+			`${link} is the waiting webhook of execution ${execution.id}`,
+		);
+		return { id: execution.id, link };
+	}
+
+	const statusOf = async (id) => (await api.runDataOf(id)).execution.status;
+
+	/** Posts `fields` to the link as the page's form does (multipart/form-data). */
+	async function answer(link, fields) {
+		const body = new FormData();
+		for (const [name, value] of Object.entries(fields)) body.append(name, value);
+		const response = await fetch(link, { method: 'POST', body });
+		return { status: response.status, html: await response.text() };
+	}
+
+	/** Waits until the execution has finished; resolves to what the node gave the next node. */
+	async function resumedWith(id) {
+		const run = await waitFor(
+			async () => {
+				const data = await api.runDataOf(id);
+				return data.execution.status !== 'waiting' && data.execution.status !== 'running' && data;
+			},
+			{ timeoutMs: 90_000, describe: () => `execution ${id} did not go on${diagnostics()}` },
+		);
+		assert.equal(run.execution.status, 'success', JSON.stringify(run.error)?.slice(0, 2000));
+		const output = run.runData[ASK].at(-1).data.main[0].map((item) => item.json);
+		assert.deepEqual(
+			run.runData[AFTER].at(-1).data.main[0].map((item) => item.json),
+			output,
+			'the next node got the answer',
+		);
+		return output;
+	}
+
+	before(async () => {
+		sandbox = await startSandbox({ progressIntervalMs: 0 });
+		const tarball = await packPackage();
+		n8n = await createN8nInstance({
+			version,
+			tarball,
+			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all' },
+		});
+		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
+		for (const workflow of Object.values(WORKFLOWS)) {
+			await n8n.importWorkflow(workflow);
+			await n8n.n8n(
+				isN8n1(version)
+					? ['update:workflow', `--id=${workflow.id}`, '--active=true']
+					: ['publish:workflow', `--id=${workflow.id}`],
+			);
+		}
+		const started = await startWithOwner(n8n, OWNER, BROWSER_ID);
+		server = started.server;
+		api = n8nRestApi({
+			baseUrl: server.baseUrl,
+			cookie: started.cookie,
+			n8nDir: n8n.n8nDir,
+			browserId: BROWSER_ID,
+		});
+		// Started first: its limit (6 s) runs out while the other tests run.
+		limited = await startWaiting(WORKFLOWS.limit, 'Limit');
+	});
+
+	after(async () => {
+		await server?.stop();
+		await n8n?.cleanup();
+		await sandbox?.close();
+		cleanupPack();
+	});
+
+	it('approval: the page shows the question; approving resumes the execution with approved: true', async () => {
+		const { id, link } = await startWaiting(WORKFLOWS.approval, 'Spring');
+		const page = await fetch(link);
+		const html = await page.text();
+		assert.equal(page.status, 200);
+		assert.ok(html.includes('Cancel campaign Spring?'), html.slice(0, 500));
+		assert.ok(html.includes('Yes, cancel') && html.includes('Decline'));
+		assert.equal(await statusOf(id), 'waiting', 'opening the page answers nothing');
+		const { status, html: recorded } = await answer(link, { approved: 'true' });
+		assert.equal(status, 200);
+		assert.match(recorded, /Got it, thanks/);
+		const [output] = await resumedWith(id);
+		assert.equal(output.data.approved, true);
+		assert.ok(!Number.isNaN(Date.parse(output.data.respondedAt)));
+		// Opened again after the execution went on: nothing happens.
+		const again = await answer(link, { approved: 'false' });
+		assert.notEqual(again.status, 500);
+		assert.doesNotMatch(again.html, /Got it, thanks/);
+		assert.equal(await statusOf(id), 'success');
+		assert.equal(
+			(await api.runDataOf(id)).runData[ASK].at(-1).data.main[0][0].json.data.approved,
+			true,
+		);
+	});
+
+	it('approval: declining resumes it with approved: false', async () => {
+		const { id, link } = await startWaiting(WORKFLOWS.approval, 'Autumn');
+		assert.equal((await answer(link, { approved: 'false' })).status, 200);
+		const [output] = await resumedWith(id);
+		assert.equal(output.data.approved, false);
+	});
+
+	it('a tampered link is refused and the execution keeps waiting', async () => {
+		const { id, link } = await startWaiting(WORKFLOWS.approval, 'Winter');
+		const url = new URL(link);
+		const signature = [...url.searchParams.entries()].find(([, value]) => value.length >= 32);
+		assert.ok(signature, `a signature in ${link}`);
+		const [name, value] = signature;
+		url.searchParams.set(name, `${value[0] === 'a' ? 'b' : 'a'}${value.slice(1)}`);
+		const forged = await answer(url.toString(), { approved: 'true' });
+		assert.equal(forged.status, 401, forged.html.slice(0, 300));
+		const otherNode = link.replace(
+			/\/webhook-waiting\/(\d+)\/[^?]+/,
+			'/webhook-waiting/$1/other-node',
+		);
+		assert.notEqual((await answer(otherNode, { approved: 'true' })).status, 200);
+		assert.equal(await statusOf(id), 'waiting');
+		// The real link still works.
+		assert.equal((await answer(link, { approved: 'true' })).status, 200);
+		assert.equal((await resumedWith(id))[0].data.approved, true);
+	});
+
+	it('free text: the text posted on the page', async () => {
+		const { id, link } = await startWaiting(WORKFLOWS.freeText, 'Summer');
+		const html = await (await fetch(link)).text();
+		assert.match(html, /<textarea id="field-0" name="field-0" required>/);
+		const empty = await answer(link, { 'field-0': ' ' });
+		assert.equal(empty.status, 400);
+		assert.equal(await statusOf(id), 'waiting', 'an empty answer does not resume');
+		await answer(link, { 'field-0': 'Only the Madrid numbers, please' });
+		const [output] = await resumedWith(id);
+		assert.equal(output.data.text, 'Only the Madrid numbers, please');
+	});
+
+	it('custom form: the fields posted, by label and typed', async () => {
+		const { id, link } = await startWaiting(WORKFLOWS.customForm, 'Easter');
+		const missing = await answer(link, { 'field-1': '4' });
+		assert.equal(missing.status, 400);
+		assert.match(missing.html, /&quot;Slot&quot; is required/);
+		await answer(link, { 'field-0': 'PM', 'field-1': '4', 'field-2': 'Ground floor' });
+		const [{ data }] = await resumedWith(id);
+		assert.deepEqual(
+			{ Slot: data.Slot, Guests: data.Guests, Notes: data.Notes },
+			{ Slot: 'PM', Guests: 4, Notes: 'Ground floor' },
+		);
+	});
+
+	it('Limit Wait Time: the execution goes on without an answer, with the input items', async () => {
+		const output = await resumedWith(limited.id);
+		assert.equal(output.length, 1);
+		assert.deepEqual(output[0].body, { campaign: 'Limit' });
+		assert.equal(output[0].data, undefined, 'no answer');
+	});
+});
