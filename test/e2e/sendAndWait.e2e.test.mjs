@@ -17,6 +17,7 @@ import {
 	PACKAGE_NAME,
 	packPackage,
 	sandboxCredential,
+	sandboxModelCredential,
 	startWithOwner,
 	suiteOptions,
 	waitFor,
@@ -31,6 +32,10 @@ const CREDENTIAL = { id: 'e2eSendAndWaitCred', name: 'Send and Wait client (e2e)
 const ASK = 'Ask a person';
 const AFTER = 'After the answer';
 const PHONE = '+34600111222';
+const MODEL_CREDENTIAL = { id: 'e2eSawModel', name: 'Sandbox chat model (e2e)' };
+const REVIEW = 'Approve on WhatsApp';
+const GATED_TOOL = 'Cancel campaign';
+const AGENT = 'AI Agent';
 
 /** Webhook (POST /webhook/<path>, answers at once) → Messenger Send and Wait → No-Op. */
 function waitingWorkflow(id, parameters) {
@@ -113,6 +118,96 @@ const WORKFLOWS = {
 	}),
 };
 
+/**
+ * n8n 2.x only: Webhook → AI Agent 3.1 (the sandbox's scripted model) whose Voice AI tool "Cancel
+ * campaign" is gated by the Messenger human review step (the type n8n makes: messengerHitlTool).
+ */
+const agentWorkflow = {
+	id: 'e2eSawAgent',
+	name: 'e2e agent gated by a person on WhatsApp',
+	active: false,
+	settings: { executionOrder: 'v1' },
+	nodes: [
+		{
+			id: randomUUID(),
+			webhookId: randomUUID(),
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			parameters: {
+				httpMethod: 'POST',
+				path: 'e2eSawAgent',
+				responseMode: 'onReceived',
+				options: {},
+			},
+		},
+		{
+			id: randomUUID(),
+			name: AGENT,
+			type: '@n8n/n8n-nodes-langchain.agent',
+			typeVersion: 3.1,
+			position: [220, 0],
+			parameters: { promptType: 'define', text: '={{ $json.body.question }}', options: {} },
+		},
+		{
+			id: randomUUID(),
+			name: 'Model',
+			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+			typeVersion: 1.3,
+			position: [120, 260],
+			parameters: {
+				model: { __rl: true, mode: 'id', value: 'sandbox-stand-in' },
+				responsesApiEnabled: false,
+				options: {},
+			},
+			credentials: { openAiApi: MODEL_CREDENTIAL },
+		},
+		{
+			id: randomUUID(),
+			name: REVIEW,
+			type: `${PACKAGE_NAME}.messengerHitlTool`,
+			typeVersion: 1,
+			position: [360, 260],
+			parameters: {
+				channel: 'whatsapp',
+				phone: PHONE,
+				message:
+					'=The agent wants to run {{ $tool.name }} with {{ JSON.stringify($tool.parameters) }}',
+				approvalOptions: { values: { approvalType: 'double' } },
+				options: {},
+			},
+			credentials: { voiceMessagingApi: CREDENTIAL },
+		},
+		{
+			id: randomUUID(),
+			name: GATED_TOOL,
+			type: `${PACKAGE_NAME}.voiceAiTool`,
+			typeVersion: 1,
+			position: [360, 460],
+			parameters: {
+				descriptionType: 'manual',
+				toolDescription: 'Cancel a pending or running call campaign by its ID',
+				resource: 'campaign',
+				operation: 'cancel',
+				campaignId: {
+					__rl: true,
+					mode: 'id',
+					value: "={{ $fromAI('campaignId', 'ID of the campaign (cmp_…)') }}",
+				},
+			},
+			credentials: { voiceMessagingApi: CREDENTIAL },
+		},
+	],
+	connections: {
+		Webhook: { main: [[{ node: AGENT, type: 'main', index: 0 }]] },
+		Model: { ai_languageModel: [[{ node: AGENT, type: 'ai_languageModel', index: 0 }]] },
+		[GATED_TOOL]: { ai_tool: [[{ node: REVIEW, type: 'ai_tool', index: 0 }]] },
+		[REVIEW]: { ai_tool: [[{ node: AGENT, type: 'ai_tool', index: 0 }]] },
+	},
+	pinData: {},
+};
+
 describe(title, { timeout: 12 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 	let sandbox;
@@ -124,6 +219,7 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 	let api;
 	/** The execution started first and left waiting for its wait limit, while the others run. */
 	let limited;
+	let cookie = '';
 
 	const diagnostics = () =>
 		`\nsandbox sent: ${JSON.stringify(sandbox.state.sent.slice(-3))}\nn8n output:\n${server?.output().slice(-3000)}`;
@@ -209,8 +305,12 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 			tarball,
 			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all' },
 		});
-		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
-		for (const workflow of Object.values(WORKFLOWS)) {
+		await n8n.importCredentials([
+			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
+			sandboxModelCredential(MODEL_CREDENTIAL, sandbox),
+		]);
+		const workflows = Object.values(WORKFLOWS).concat(isN8n1(version) ? [] : [agentWorkflow]);
+		for (const workflow of workflows) {
 			await n8n.importWorkflow(workflow);
 			await n8n.n8n(
 				isN8n1(version)
@@ -220,6 +320,7 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		}
 		const started = await startWithOwner(n8n, OWNER, BROWSER_ID);
 		server = started.server;
+		cookie = started.cookie;
 		api = n8nRestApi({
 			baseUrl: server.baseUrl,
 			cookie: started.cookie,
@@ -319,5 +420,126 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		assert.equal(output.length, 1);
 		assert.deepEqual(output[0].body, { campaign: 'Limit' });
 		assert.equal(output[0].data, undefined, 'no answer');
+	});
+	const onlyOn2 = { skip: isN8n1(version) && 'n8n 1.x has no human review step for agents' };
+
+	it(
+		'n8n lists the Messenger node under Human in the loop, as a review step for agent tools',
+		onlyOn2,
+		async () => {
+			const response = await fetch(`${server.baseUrl}/types/nodes.json`, {
+				headers: { cookie, 'browser-id': BROWSER_ID },
+			});
+			assert.equal(response.status, 200);
+			const types = await response.json();
+			const review = types.find((t) => t.name === `${PACKAGE_NAME}.messengerHitlTool`);
+			assert.ok(review, 'n8n made a messengerHitlTool type');
+			assert.deepEqual(review.codex.subcategories.Tools, ['Human in the Loop']);
+			const hidden = Object.fromEntries(
+				review.properties.filter((p) => p.type === 'hidden').map((p) => [p.name, p.default]),
+			);
+			assert.deepEqual(hidden, {
+				resource: 'message',
+				operation: 'sendAndWait',
+				responseType: 'approval',
+			});
+			assert.match(review.properties.find((p) => p.name === 'message').default, /\$tool\.name/);
+			assert.ok(
+				review.properties.some((p) => p.name === 'phone'),
+				'the recipient is chosen in the step',
+			);
+		},
+	);
+
+	/** The cancel requests of campaign `id` the sandbox got. */
+	const cancels = (id) =>
+		sandbox.log.filter(
+			(e) => e.method === 'POST' && e.path === `/api/v1/voice/campaigns/${id}/cancel`,
+		);
+
+	/**
+	 * Asks the agent (webhook) to cancel a new pending campaign, the model scripted to call the gated
+	 * tool and then answer with what it got; resolves once the execution waits for the person.
+	 */
+	async function agentAsksToCancel() {
+		const campaign = sandbox.addCampaign({ status: 'pending' });
+		const model = sandbox.chatModel;
+		model.reset();
+		model.script(
+			{
+				toolCalls: [
+					{
+						name: 'Cancel_campaign',
+						arguments: { toolParameters: { campaignId: campaign.id }, hitlParameters: {} },
+					},
+				],
+			},
+			{ answer: (request) => `Tool said: ${request.toolResults.at(-1)?.content}` },
+		);
+		const sentBefore = sandbox.state.sent.length;
+		const known = new Set((await api.executionsOf(agentWorkflow.id)).map((e) => e.id));
+		const call = await fetch(`${server.baseUrl}/webhook/${agentWorkflow.id}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ question: `Cancel campaign ${campaign.id}` }),
+		});
+		assert.equal(call.status, 200, await call.text());
+		let seen = [];
+		const execution = await waitFor(
+			async () => {
+				seen = (await api.executionsOf(agentWorkflow.id)).filter((e) => !known.has(e.id));
+				return seen.find((e) => e.status === 'waiting');
+			},
+			{
+				timeoutMs: 60_000,
+				describe: () =>
+					`the agent's execution did not wait: ${JSON.stringify(seen)}\nmodel: ${JSON.stringify(model.requests).slice(0, 3000)}${diagnostics()}`,
+			},
+		);
+		const sent = sandbox.state.sent.slice(sentBefore);
+		assert.equal(sent.length, 1, JSON.stringify(sent));
+		assert.equal(sent[0].recipient, PHONE);
+		assert.match(sent[0].text, /^The agent wants to run Cancel_campaign with /);
+		assert.ok(sent[0].text.includes(campaign.id), sent[0].text);
+		const link = sent[0].text.slice(sent[0].text.lastIndexOf(' ') + 1);
+		assert.equal(cancels(campaign.id).length, 0, 'nothing cancelled before the person answers');
+		return { campaign, id: execution.id, link };
+	}
+
+	/** Waits until the agent's execution has finished: its answer. */
+	async function agentAnswer(id) {
+		const run = await waitFor(
+			async () => {
+				const data = await api.runDataOf(id);
+				return !['waiting', 'running', 'new'].includes(data.execution.status) && data;
+			},
+			{
+				timeoutMs: 90_000,
+				describe: () => `the agent's execution ${id} did not finish${diagnostics()}`,
+			},
+		);
+		assert.equal(run.execution.status, 'success', JSON.stringify(run.error)?.slice(0, 2000));
+		assert.equal(sandbox.chatModel.pending, 0, 'the model was asked again after the review');
+		return run.runData[AGENT].at(-1).data.main[0][0].json.output;
+	}
+
+	it('AI Agent: the tool runs once after the person approves on WhatsApp', onlyOn2, async () => {
+		const { campaign, id, link } = await agentAsksToCancel();
+		const page = await (await fetch(link)).text();
+		assert.ok(page.includes(campaign.id), 'the page shows what the agent wants to do');
+		assert.equal((await answer(link, { approved: 'true' })).status, 200);
+		const output = await agentAnswer(id);
+		assert.equal(cancels(campaign.id).length, 1, 'cancelled once');
+		assert.equal(sandbox.state.campaigns.find((c) => c.id === campaign.id).status, 'cancelled');
+		assert.match(output, /cancelled/);
+	});
+
+	it('AI Agent: a decline keeps the tool from running and tells the model', onlyOn2, async () => {
+		const { campaign, id, link } = await agentAsksToCancel();
+		assert.equal((await answer(link, { approved: 'false' })).status, 200);
+		const output = await agentAnswer(id);
+		assert.equal(cancels(campaign.id).length, 0, 'nothing cancelled');
+		assert.equal(sandbox.state.campaigns.find((c) => c.id === campaign.id).status, 'pending');
+		assert.match(output, /rejected/);
 	});
 });
