@@ -108,6 +108,12 @@ const WORKFLOWS = {
 			],
 		},
 	}),
+	template: waitingWorkflow('e2eSawTemplate', {
+		responseType: 'approval',
+		sendAs: 'template',
+		templateId: 'approval_request',
+		options: {},
+	}),
 	limit: waitingWorkflow('e2eSawLimit', {
 		responseType: 'approval',
 		options: {
@@ -220,6 +226,8 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 	/** The execution started first and left waiting for its wait limit, while the others run. */
 	let limited;
 	let cookie = '';
+	/** The sending number the template workflow chooses (the sandbox's second number). */
+	let numberId = '';
 
 	const diagnostics = () =>
 		`\nsandbox sent: ${JSON.stringify(sandbox.state.sent.slice(-3))}\nn8n output:\n${server?.output().slice(-3000)}`;
@@ -258,14 +266,22 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		assert.equal(sent.length, 1, `one message sent: ${JSON.stringify(sent)}`);
 		assert.equal(sent[0].channel, 'whatsapp');
 		assert.equal(sent[0].recipient, PHONE);
-		const text = sent[0].text;
-		assert.ok(text.startsWith(`Cancel campaign ${campaign}?\n\nRespond: `), text);
-		const link = text.slice(text.lastIndexOf(' ') + 1);
+		const { text, templateId, variables } = sent[0];
+		let link;
+		if (templateId !== null) {
+			// A template: the link and the message are its variables, there is no text.
+			assert.equal(text, null);
+			assert.equal(variables.message, `Cancel campaign ${campaign}?`);
+			link = variables.link;
+		} else {
+			assert.ok(text.startsWith(`Cancel campaign ${campaign}?\n\nRespond: `), text);
+			link = text.slice(text.lastIndexOf(' ') + 1);
+		}
 		assert.ok(
 			link.startsWith(`${server.baseUrl}/webhook-waiting/${execution.id}/`),
 			`${link} is the waiting webhook of execution ${execution.id}`,
 		);
-		return { id: execution.id, link };
+		return { id: execution.id, link, sent: sent[0] };
 	}
 
 	const statusOf = async (id) => (await api.runDataOf(id)).execution.status;
@@ -299,6 +315,8 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 
 	before(async () => {
 		sandbox = await startSandbox({ progressIntervalMs: 0 });
+		numberId = sandbox.state.whatsappNumbers[1].id;
+		WORKFLOWS.template.nodes[1].parameters.options = { whatsappNumberId: numberId };
 		const tarball = await packPackage();
 		n8n = await createN8nInstance({
 			version,
@@ -386,6 +404,14 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		assert.notEqual((await answer(otherNode, { approved: 'true' })).status, 200);
 		assert.equal(await statusOf(id), 'waiting');
 		// The real link still works.
+		assert.equal((await answer(link, { approved: 'true' })).status, 200);
+		assert.equal((await resumedWith(id))[0].data.approved, true);
+	});
+
+	it('a WhatsApp template from a chosen number carries the link and the message as its variables', async () => {
+		const { id, link, sent } = await startWaiting(WORKFLOWS.template, 'Outside24h');
+		assert.equal(sent.templateId, 'approval_request');
+		assert.equal(sent.whatsappNumberId, numberId);
 		assert.equal((await answer(link, { approved: 'true' })).status, 200);
 		assert.equal((await resumedWith(id))[0].data.approved, true);
 	});
