@@ -111,6 +111,9 @@ async function main() {
 	say(
 		`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; activate "Messenger: follow up when a customer replies" to answer)`,
 	);
+	say(
+		'  approval   run "Voice AI: cancel a campaign only after a person approves on WhatsApp": the message the sandbox is asked to send is printed here with its link; open it to approve or decline (Send and Wait for Response)',
+	);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
 	say('Press Ctrl-C to stop n8n and the sandbox.');
