@@ -424,3 +424,25 @@ describe('Send and Wait for Response: the page the link opens', () => {
 		}
 	});
 });
+
+describe('the README describes Send and Wait for Response as the node has it', () => {
+	it('names every response type and form field type, and the default link label', async () => {
+		const { readFileSync } = await import('node:fs');
+		const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+		const section = /### Send and Wait for Response\n([^]*?)\n### /.exec(readme)?.[1];
+		assert.ok(section, 'the README has the section');
+		const own = node.description.properties.filter((p) =>
+			p.displayOptions?.show?.operation?.includes('sendAndWait'),
+		);
+		const names = (parameter) =>
+			own.find((p) => p.name === parameter).options.map((o) => o.name.toLowerCase());
+		for (const name of names('responseType')) assert.ok(section.toLowerCase().includes(name), name);
+		const fieldTypes = own
+			.find((p) => p.name === 'formFields')
+			.options[0].values.find((v) => v.name === 'fieldType')
+			.options.map((o) => o.name.toLowerCase());
+		assert.equal(fieldTypes.length, 6);
+		for (const type of fieldTypes) assert.ok(section.toLowerCase().includes(type), type);
+		assert.ok(section.includes(`\`${DEFAULT_LABELS.link}: https://…\``));
+	});
+});
