@@ -36,6 +36,8 @@ const MODEL_CREDENTIAL = { id: 'e2eSawModel', name: 'Sandbox chat model (e2e)' }
 const REVIEW = 'Approve on WhatsApp';
 const GATED_TOOL = 'Cancel campaign';
 const AGENT = 'AI Agent';
+/** Send and Wait as a plain tool of the agent (not a review step): it refuses to run. */
+const PLAIN_TOOL = 'Ask a person';
 
 /** Webhook (POST /webhook/<path>, answers at once) → Messenger Send and Wait → No-Op. */
 function waitingWorkflow(id, parameters) {
@@ -204,11 +206,29 @@ const agentWorkflow = {
 			},
 			credentials: { voiceMessagingApi: CREDENTIAL },
 		},
+		{
+			id: randomUUID(),
+			name: PLAIN_TOOL,
+			type: `${PACKAGE_NAME}.messengerTool`,
+			typeVersion: 1,
+			position: [600, 260],
+			parameters: {
+				resource: 'message',
+				operation: 'sendAndWait',
+				channel: 'whatsapp',
+				phone: PHONE,
+				message: "={{ $fromAI('question', 'What to ask the person') }}",
+				responseType: 'freeText',
+				options: {},
+			},
+			credentials: { voiceMessagingApi: CREDENTIAL },
+		},
 	],
 	connections: {
 		Webhook: { main: [[{ node: AGENT, type: 'main', index: 0 }]] },
 		Model: { ai_languageModel: [[{ node: AGENT, type: 'ai_languageModel', index: 0 }]] },
 		[GATED_TOOL]: { ai_tool: [[{ node: REVIEW, type: 'ai_tool', index: 0 }]] },
+		[PLAIN_TOOL]: { ai_tool: [[{ node: AGENT, type: 'ai_tool', index: 0 }]] },
 		[REVIEW]: { ai_tool: [[{ node: AGENT, type: 'ai_tool', index: 0 }]] },
 	},
 	pinData: {},
@@ -559,6 +579,38 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		assert.equal(sandbox.state.campaigns.find((c) => c.id === campaign.id).status, 'cancelled');
 		assert.match(output, /cancelled/);
 	});
+
+	it(
+		'AI Agent: as a plain tool, Send and Wait sends nothing and tells the model why',
+		onlyOn2,
+		async () => {
+			const model = sandbox.chatModel;
+			model.reset();
+			model.script(
+				{ toolCalls: [{ name: 'Ask_a_person', arguments: { question: 'Which slot suits you?' } }] },
+				{ answer: (request) => `Tool said: ${request.toolResults.at(-1)?.content}` },
+			);
+			const sentBefore = sandbox.state.sent.length;
+			const known = new Set((await api.executionsOf(agentWorkflow.id)).map((e) => e.id));
+			const call = await fetch(`${server.baseUrl}/webhook/${agentWorkflow.id}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ question: 'Ask the customer which slot suits them' }),
+			});
+			assert.equal(call.status, 200);
+			const execution = await waitFor(
+				async () =>
+					(await api.executionsOf(agentWorkflow.id)).find(
+						(e) => !known.has(e.id) && !['new', 'running'].includes(e.status),
+					),
+				{ timeoutMs: 60_000, describe: () => `the agent's execution did not end${diagnostics()}` },
+			);
+			assert.equal(execution.status, 'success', 'it does not wait');
+			assert.equal(sandbox.state.sent.length, sentBefore, 'nothing sent');
+			const output = await agentAnswer(execution.id);
+			assert.match(output, /cannot run as a tool/);
+		},
+	);
 
 	it('AI Agent: a decline keeps the tool from running and tells the model', onlyOn2, async () => {
 		const { campaign, id, link } = await agentAsksToCancel();
