@@ -48,7 +48,7 @@ async function send(params, { items = [{ json: { a: 1 } }], type = NODE.type, v1
 	return { calls, waits, signed, output: output[0], validation };
 }
 
-async function refused(params, pattern, options) {
+async function refused(params, pattern) {
 	const { http, calls } = scriptedHttp(() => ({}));
 	const context = createExecuteContext({ params, http, node: NODE });
 	const waits = [];
@@ -61,7 +61,6 @@ async function refused(params, pattern, options) {
 	});
 	assert.equal(calls.length, 0, 'nothing sent');
 	assert.equal(waits.length, 0, 'no wait');
-	void options;
 }
 
 describe('Send and Wait for Response: description', () => {
