@@ -3,7 +3,10 @@
 // it was asked to send, whose text holds the signed link; the link is opened as the person's
 // phone would (GET the page, POST the answer) and the execution goes on with the answer. A
 // tampered link is refused and the execution keeps waiting; Limit Wait Time resumes on its own.
-// One n8n for the whole file. On n8n 1.x: test/e2e/sendAndWait.n8n1.e2e.test.mjs.
+// Headless Chromium, at a phone's size, answers the pages as a person does (no request blocked by
+// their Content-Security-Policy). On n8n 2.x, the node as the human review step of an AI Agent's
+// tool, and as a plain tool (refused). One n8n for the whole file. On n8n 1.x:
+// test/e2e/sendAndWait.n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe } from 'node:test';
@@ -13,6 +16,7 @@ import {
 	cleanupPack,
 	createN8nInstance,
 	isN8n1,
+	launchChromium,
 	n8nRestApi,
 	PACKAGE_NAME,
 	packPackage,
@@ -458,6 +462,39 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		assert.deepEqual(
 			{ Slot: data.Slot, Guests: data.Guests, Notes: data.Notes },
 			{ Slot: 'PM', Guests: 4, Notes: 'Ground floor' },
+		);
+	});
+
+	it('in a browser, as on a phone: the person taps the approve button, then fills in and submits a form', async () => {
+		const approval = await startWaiting(WORKFLOWS.approval, 'Browser');
+		const form = await startWaiting(WORKFLOWS.customForm, 'Browser');
+		const browser = await launchChromium();
+		const problems = [];
+		try {
+			const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+			page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+			page.on('requestfailed', (r) => problems.push(`${r.url()}: ${r.failure()?.errorText}`));
+			await page.goto(approval.link);
+			await Promise.all([
+				page.waitForURL(approval.link, { waitUntil: 'load' }),
+				page.getByRole('button', { name: 'Yes, cancel' }).click(),
+			]);
+			await page.getByText('Got it, thanks').waitFor();
+			await page.goto(form.link);
+			await page.selectOption('#field-0', 'AM');
+			await page.fill('#field-1', '2');
+			await page.fill('#field-2', 'Window <seat>');
+			await page.getByRole('button', { name: 'Submit' }).click();
+			await page.getByText('Got it, thanks').waitFor();
+		} finally {
+			await browser.close();
+		}
+		assert.deepEqual(problems, [], 'no request failed or was blocked');
+		assert.equal((await resumedWith(approval.id))[0].data.approved, true);
+		const [{ data }] = await resumedWith(form.id);
+		assert.deepEqual(
+			{ Slot: data.Slot, Guests: data.Guests, Notes: data.Notes },
+			{ Slot: 'AM', Guests: 2, Notes: 'Window <seat>' },
 		);
 	});
 
