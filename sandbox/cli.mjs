@@ -64,6 +64,9 @@ Make a customer write to a running sandbox (the one at --host/--port) instead of
   --at <ISO date>           createdAt of the first message (default now)
   --same-time               every message gets the same createdAt
 
+Every message the sandbox is asked to send (broadcast, Send and Wait for Response) is printed,
+with each link in it on a line of its own (even with --quiet): open the link to answer.
+
 --progress-ms 0 stops campaigns and broadcast messages from progressing on their own;
 --rate-limit 0 and --token-rate-limit 0 disable the limits.`;
 
