@@ -206,6 +206,24 @@ describe('Send and Wait for Response: the message and the wait', () => {
 });
 
 describe('Send and Wait for Response: bad input sends nothing', () => {
+	it('with Continue On Fail: one error item for the execution, not one per item', async () => {
+		const { http, calls } = scriptedHttp(() => ({}));
+		const context = createExecuteContext({
+			params: approval({ phone: '600' }),
+			items: [{ json: {} }, { json: {} }, { json: {} }],
+			http,
+			node: NODE,
+			continueOnFail: true,
+		});
+		context.getSignedResumeUrl = () => LINK;
+		context.putExecutionToWait = async () => assert.fail('no wait');
+		const [output] = await node.execute.call(context);
+		assert.equal(output.length, 1);
+		assert.match(output[0].json.error, /Recipient phone "600" is not a phone number/);
+		assert.deepEqual(output[0].pairedItem, { item: 0 });
+		assert.equal(calls.length, 0);
+	});
+
 	const form = (values) => approval({ responseType: 'customForm', formFields: { values } });
 	for (const [name, params, pattern] of [
 		['no phone', approval({ phone: '' }), /Recipient phone is empty/],
