@@ -504,7 +504,11 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		assert.deepEqual(output[0].body, { campaign: 'Limit' });
 		assert.equal(output[0].data, undefined, 'no answer');
 	});
-	const onlyOn2 = { skip: isN8n1(version) && 'n8n 1.x has no human review step for agents' };
+	const onlyOn2 = {
+		skip:
+			isN8n1(version) &&
+			'n8n 1.x has no human review step for agents (the agent workflow uses one)',
+	};
 
 	it(
 		'n8n lists the Messenger node under Human in the loop, as a review step for agent tools',
