@@ -18,6 +18,7 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  *   seed: number,
  *   random: Random,
  *   newId: (prefix: string) => string,
+ *   onSent?: (sent: import('./data.mjs').SentMessage) => void,
  * }} ApiContext
  *
  * @typedef {{ params: Record<string, string>, query: Record<string, string>, body: unknown, req: import('node:http').IncomingMessage }} RequestInput
@@ -940,6 +941,29 @@ function replaceContactAttributes(api, { params, body: raw }) {
 
 // ---------------------------------------------------------------- messenger: broadcast
 
+/** The most sends `state.sent` keeps (the oldest go first). */
+const MAX_SENT = 1000;
+
+/**
+ * Lines that show one recorded send to a person reading the sandbox's output: who got what, and
+ * each link in it on a line of its own, to open or copy.
+ * @param {import('./data.mjs').SentMessage} sent
+ * @returns {string[]}
+ */
+export function sentLines(sent) {
+	const content =
+		sent.text !== null
+			? JSON.stringify(sent.text)
+			: `template ${sent.templateId} ${JSON.stringify(sent.variables)}`;
+	const links = `${sent.text ?? ''} ${Object.values(sent.variables).join(' ')}`.match(
+		/https?:\/\/[^\s"'<>]+/g,
+	);
+	return [
+		`${sent.createdAt} sent ${sent.messageId} by ${sent.channel} to ${sent.recipient}: ${content}`,
+		...(links ?? []).map((link) => `    link: ${link}`),
+	];
+}
+
 /** @type {Handler} */
 function sendBroadcast(api, { body: raw }) {
 	const body = requireObjectBody(raw);
@@ -980,16 +1004,31 @@ function sendBroadcast(api, { body: raw }) {
 	failIfAny(errors);
 	checkWhatsappNumber(api, body.whatsappNumberId);
 	const at = nowIso();
-	const items = /** @type {Record<string, unknown>[]} */ (recipients).map((recipient) =>
-		insert(api.state.broadcastMessages, {
+	const items = /** @type {Record<string, unknown>[]} */ (recipients).map((recipient) => {
+		const message = insert(api.state.broadcastMessages, {
 			id: api.newId('bcm'),
 			channel,
 			recipient: /** @type {string} */ (channel === 'email' ? recipient.email : recipient.phone),
 			status: /** @type {const} */ ('queued'),
 			createdAt: at,
 			updatedAt: at,
-		}),
-	);
+		});
+		const sent = {
+			messageId: message.id,
+			channel,
+			recipient: message.recipient,
+			text: hasText ? /** @type {string} */ (body.text) : null,
+			templateId: hasTemplate ? /** @type {string} */ (body.templateId) : null,
+			variables: /** @type {Record<string, unknown>} */ (recipient.variables ?? {}),
+			whatsappNumberId: typeof body.whatsappNumberId === 'string' ? body.whatsappNumberId : null,
+			createdAt: at,
+		};
+		api.state.sent.push(sent);
+		if (api.state.sent.length > MAX_SENT)
+			api.state.sent.splice(0, api.state.sent.length - MAX_SENT);
+		api.onSent?.(sent);
+		return message;
+	});
 	return { status: 200, body: { items } };
 }
 

@@ -34,6 +34,7 @@ import { createChatModel } from './chatModel.mjs';
  *   rateWindowMs?: number,
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
+ *   onSent?: (sent: import('./data.mjs').SentMessage) => void,
  * }} SandboxOptions
  *
  * @typedef {{ method: string, path: string, query: Record<string, string>, status: number, clientId: string | undefined, at: string }} LogEntry
@@ -211,7 +212,7 @@ export async function startSandbox(options = {}) {
 	const random = createRandom(hashString(`${seed}:runtime`));
 	/** @type {SandboxState} */
 	const state = createSeedState({ ...opts, seed }, newId, (id) => findById(state.campaigns, id));
-	const api = { state, seed, random, newId };
+	const api = { state, seed, random, newId, onSent: opts.onSent };
 
 	// Per instance, so a token from one sandbox is worthless in another.
 	const signingKey = randomBytes(32);

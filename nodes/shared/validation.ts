@@ -204,11 +204,16 @@ export function requireUrl(value: unknown, field: string): string {
 	return text;
 }
 
+/** Whether text is an email address by the simple `name@domain.tld` shape. */
+export function isEmail(text: string): boolean {
+	return text.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text);
+}
+
 /** An email address by the simple `name@domain.tld` shape, or an error naming the field. */
 export function requireEmail(value: unknown, field: string): string {
 	const text = value === undefined || value === null ? '' : String(value).trim();
 	if (text === '') throw new InputError(`${field} is empty`);
-	if (text.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
+	if (!isEmail(text)) {
 		throw new InputError(
 			`${field} "${text}" is not an email address`,
 			'Use an address like name@example.com.',

@@ -6,7 +6,9 @@
 //   actions   `n8n execute --id --rawOutput` of two workflows with many nodes: one Voice AI workflow
 //             with all 8 Voice AI operations, one Messenger workflow with all 18 Messenger
 //             operations. Afterwards every one of the API's 26 endpoints (token endpoint aside) must
-//             have answered 2xx, and no request may have failed.
+//             have answered 2xx, and no request may have failed. (Message → Send and Wait for
+//             Response pauses the execution until a person answers, which `n8n execute` cannot
+//             give: sendAndWait.e2e.test.mjs runs it in a running n8n, on both n8n lines.)
 //   triggers  `n8n start`. `n8n execute` cannot run a polling trigger: it only starts from a
 //             Manual Trigger (or Execute Workflow Trigger) and refuses a workflow without one
 //             ("Missing node to start execution"); a poll node next to a Manual Trigger never runs,

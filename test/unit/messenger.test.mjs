@@ -70,6 +70,7 @@ describe('Messenger node description', () => {
 		assert.deepEqual(operationsOf('message'), [
 			'get',
 			'removeReaction',
+			'sendAndWait',
 			'sendLocation',
 			'sendMedia',
 			'sendMediaFile',
