@@ -9,6 +9,7 @@ import {
 	customerWrites,
 	findById,
 	insert,
+	MAX_UPLOAD_BYTES,
 	matchRoute,
 } from './api.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
@@ -31,6 +32,7 @@ import { createChatModel } from './chatModel.mjs';
  *   campaignCount?: number,
  *   activeCampaignCount?: number,
  *   maxLogEntries?: number,
+ *   maxUploadBytes?: number,
  *   rateWindowMs?: number,
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
@@ -51,7 +53,7 @@ import { createChatModel } from './chatModel.mjs';
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
- *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
+ *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries' | 'maxUploadBytes'>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
  *   chatModel: ReturnType<typeof createChatModel>,
  *   close: () => Promise<void>,
@@ -90,6 +92,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	campaignCount: 30,
 	activeCampaignCount: 5,
 	maxLogEntries: Infinity,
+	maxUploadBytes: MAX_UPLOAD_BYTES,
 	rateWindowMs: 60_000,
 	countRefusedRequests: false,
 	faults: {},
@@ -211,7 +214,7 @@ export async function startSandbox(options = {}) {
 	const random = createRandom(hashString(`${seed}:runtime`));
 	/** @type {SandboxState} */
 	const state = createSeedState({ ...opts, seed }, newId, (id) => findById(state.campaigns, id));
-	const api = { state, seed, random, newId };
+	const api = { state, seed, random, newId, maxUploadBytes: () => opts.maxUploadBytes };
 
 	// Per instance, so a token from one sandbox is worthless in another.
 	const signingKey = randomBytes(32);
@@ -613,6 +616,7 @@ export async function startSandbox(options = {}) {
 				'tokenRateLimitPerMinute',
 				'progressIntervalMs',
 				'maxLogEntries',
+				'maxUploadBytes',
 			])) {
 				if (partial[key] !== undefined) opts[key] = partial[key];
 			}
