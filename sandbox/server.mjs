@@ -486,6 +486,17 @@ export async function startSandbox(options = {}) {
 			req.socket.destroy();
 			return;
 		}
+		// The answer leaves once the whole request has arrived, as behind a proxy that buffers
+		// request bodies (nginx's default): a client still sending a large upload that is refused
+		// (401, 429) reads the answer, where Node alone would reset the connection under it.
+		if (!req.complete) {
+			const arrived = new Promise((resolve) => {
+				req.once('end', resolve);
+				req.once('close', resolve);
+			});
+			req.resume();
+			await arrived;
+		}
 		let payload = JSON.stringify(result.body);
 		if (fault?.kind === 'malformedJson' && succeeded)
 			payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
