@@ -616,7 +616,8 @@ function readMultipart(req, maxFileBytes) {
 				// Clients (browsers, n8n) send file names as raw UTF-8, as RFC 7578 says.
 				defParamCharset: 'utf8',
 				limits: {
-					fileSize: maxFileBytes,
+					// busboy reports a limit when a file reaches it: one byte more is the first too many.
+					fileSize: maxFileBytes + 1,
 					files: 5,
 					fields: 20,
 					fieldSize: 1024 * 1024,
