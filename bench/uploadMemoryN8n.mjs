@@ -12,10 +12,11 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 import {
+	chainWorkflow,
 	createN8nInstance,
 	DEFAULT_N8N_VERSION,
 	executionError,
-	manualTriggerNode,
+	median,
 	nodeOutput,
 	PACKAGE_NAME,
 	packPackage,
@@ -68,34 +69,19 @@ const VARIANTS = {
 
 /** Manual Trigger → Read File (`filePath`) → the variant's node. */
 function workflow(id, variant, filePath, chatId, sandboxUrl) {
-	const last = VARIANTS[variant](chatId, sandboxUrl);
-	const link = (to) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
-	return {
-		id,
-		name: `bench ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: { 'Manual Trigger': link('Read File'), 'Read File': link(last.name) },
-		nodes: [
-			manualTriggerNode({ id: `${id}-t`, position: [0, 0] }),
-			{
-				id: `${id}-r`,
-				name: 'Read File',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1.1,
-				position: [220, 0],
-				parameters: { operation: 'read', fileSelector: filePath, options: {} },
-			},
-			{
-				parameters: {},
-				...last,
-				id: `${id}-x`,
-				position: [440, 0],
-				credentials: { voiceMessagingApi: CREDENTIAL },
-			},
-		],
-		pinData: {},
-	};
+	return chainWorkflow(id, [
+		{
+			name: 'Read File',
+			type: 'n8n-nodes-base.readWriteFile',
+			typeVersion: 1.1,
+			parameters: { operation: 'read', fileSelector: filePath, options: {} },
+		},
+		{
+			parameters: {},
+			...VARIANTS[variant](chatId, sandboxUrl),
+			credentials: { voiceMessagingApi: CREDENTIAL },
+		},
+	]);
 }
 
 /** Writes `bytes` random bytes to `path`, a MiB at a time. */
@@ -132,12 +118,6 @@ function measuredExecute(instance, workflowId) {
 		});
 	});
 }
-
-const median = (values) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = sorted.length >> 1;
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** Fails unless the variant's node ran and, for an upload, the API recorded the whole file. */
 function checkRun(result, variant, sizeBytes) {

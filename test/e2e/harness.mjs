@@ -356,6 +356,34 @@ export function manualTriggerNode(extra = {}) {
 }
 
 /**
+ * A workflow to run with `execute`: Manual Trigger → each node in turn, ids and positions added.
+ * @param {string} id @param {Array<Record<string, unknown>>} nodes each with at least a `name`
+ */
+export function chainWorkflow(id, nodes) {
+	const all = [manualTriggerNode(), ...nodes];
+	const connections = {};
+	for (let i = 0; i < all.length - 1; i++) {
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return {
+		id,
+		name: `e2e ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections,
+		nodes: all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
+		pinData: {},
+	};
+}
+
+/** The median of some numbers (benchmarks: the middle of repeated runs). @param {number[]} values */
+export function median(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = sorted.length >> 1;
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
  * What a polling suite prints when a wait runs out: the last requests the sandbox saw and the
  * tail of n8n's output.
  * @param {{ log: Array<Record<string, unknown>> }} sandbox

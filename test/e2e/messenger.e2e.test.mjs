@@ -19,6 +19,7 @@ import { after, before, describe } from 'node:test';
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
 	assertExecutionSucceeded,
+	chainWorkflow,
 	cleanupPack,
 	createN8nInstance,
 	nodeOutput,
@@ -40,24 +41,6 @@ const BIG_FILE_BYTES = 30 * 1024 * 1024;
 
 const sha256 = (buffer) => createHash('sha256').update(buffer).digest('hex');
 const unique = () => randomBytes(4).toString('hex');
-
-/** A workflow: Manual Trigger → each node in turn. */
-function chainWorkflow(id, nodes) {
-	const all = [manualTriggerNode(), ...nodes];
-	const connections = {};
-	for (let i = 0; i < all.length - 1; i++) {
-		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return {
-		id,
-		name: `e2e ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections,
-		nodes: all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
-		pinData: {},
-	};
-}
 
 /** A Messenger node using the test credential. */
 const messenger = (name, parameters, settings = {}) => ({
