@@ -88,7 +88,9 @@ async function* fileChunks(file: MultipartFile): AsyncGenerator<Buffer> {
 			: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
 	}
 	if (sent !== file.size) {
-		throw new Error(`The file "${file.fileName}" has not the ${file.size} bytes it announced`);
+		throw new Error(
+			`The file "${file.fileName}" changed while it was sent: it no longer has ${file.size} bytes`,
+		);
 	}
 }
 
@@ -121,10 +123,7 @@ export function buildMultipartBody(
 	return new MultipartBody(Buffer.concat(head), tail, boundary, file);
 }
 
-/** A file part for bytes already in memory (they are sent as they are, never copied). */
-export function fileFromBuffer(
-	data: Buffer,
-	part: Pick<MultipartFile, 'fieldName' | 'fileName' | 'mimeType'>,
-): MultipartFile {
-	return { ...part, size: data.length, read: async () => [data] };
+/** The size and reader of bytes already in memory: they are sent as they are, never copied. */
+export function bytesInMemory(data: Buffer): Pick<MultipartFile, 'size' | 'read'> {
+	return { size: data.length, read: async () => [data] };
 }

@@ -672,7 +672,7 @@ describe('Send Media File', () => {
 			stored[id].bytes = Buffer.alloc(actual, 1);
 			await assert.rejects(
 				Array.fromAsync(calls[0].body.stream()),
-				/"clip.mp4" has not the 10 bytes it announced/,
+				/"clip.mp4" changed while it was sent: it no longer has 10 bytes/,
 			);
 		}
 	});

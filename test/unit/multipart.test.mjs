@@ -6,13 +6,17 @@ import { describe, it } from 'node:test';
 
 import {
 	buildMultipartBody,
+	bytesInMemory,
 	escapeMultipartName,
-	fileFromBuffer,
 } from '../../nodes/shared/multipart.ts';
 import { parseMultipart } from '../helpers/binary.mjs';
 
-const file = (data, fileName = 'photo.jpg', mimeType = 'image/jpeg') =>
-	fileFromBuffer(data, { fieldName: 'file', fileName, mimeType });
+const file = (data, fileName = 'photo.jpg', mimeType = 'image/jpeg') => ({
+	fieldName: 'file',
+	fileName,
+	mimeType,
+	...bytesInMemory(data),
+});
 
 /** What one send of the body puts on the wire, and its Content-Type. */
 async function sent(fields, part) {
@@ -122,14 +126,13 @@ describe('buildMultipartBody', () => {
 });
 
 describe('MultipartBody as n8n sends it', () => {
-	const chunked = (data) =>
-		fileFromBuffer(data, { fieldName: 'file', fileName: 'big.bin', mimeType: 'video/mp4' });
+	const video = (data) => file(data, 'big.bin', 'video/mp4');
 
 	it('reads the file anew, from the start, every time it is sent', async () => {
 		const data = randomBytes(300_000);
 		let reads = 0;
 		const part = {
-			...chunked(data),
+			...video(data),
 			read: async () => {
 				reads++;
 				return (async function* () {
@@ -147,7 +150,7 @@ describe('MultipartBody as n8n sends it', () => {
 	});
 
 	it('is a Blob to axios and not an empty object to n8n', () => {
-		const body = buildMultipartBody([['a', 'b']], chunked(Buffer.from('x')));
+		const body = buildMultipartBody([['a', 'b']], video(Buffer.from('x')));
 		assert.equal(Object.prototype.toString.call(body), '[object Blob]');
 		assert.deepEqual(Object.keys(body).sort(), ['size', 'type']);
 	});
@@ -165,7 +168,7 @@ describe('MultipartBody as n8n sends it', () => {
 		await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 		t.after(() => new Promise((resolve) => server.close(resolve)));
 		const data = randomBytes(1_000_000);
-		const body = buildMultipartBody([['chatId', 'c']], chunked(data));
+		const body = buildMultipartBody([['chatId', 'c']], video(data));
 		const url = `http://127.0.0.1:${server.address().port}/`;
 		for (let i = 0; i < 2; i++) {
 			await axios.post(url, body, {

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { InputError } from '../../../shared/errors';
 import type { MultipartFile } from '../../../shared/multipart';
-import { buildMultipartBody } from '../../../shared/multipart';
+import { buildMultipartBody, bytesInMemory } from '../../../shared/multipart';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId, requireText } from '../../../shared/validation';
 import {
@@ -76,8 +76,7 @@ async function binaryContent(
 			return { size, read: async () => await this.helpers.getBinaryStream(binaryId) };
 		}
 	}
-	const data = await this.helpers.getBinaryDataBuffer(itemIndex, propertyName);
-	return { size: data.length, read: async () => [data] };
+	return bytesInMemory(await this.helpers.getBinaryDataBuffer(itemIndex, propertyName));
 }
 
 /** The file to upload from the item's binary data, checked: present, an allowed type, not empty. */
