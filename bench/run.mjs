@@ -32,7 +32,7 @@ add(
 	'Send Media File 20 MiB in memory (in process): peak extra RSS / file size',
 	upload.peakRssRatio.toFixed(2),
 	'<= 1.1',
-	'whole process, after a warm-up upload of the same size',
+	'whole process, after a warm-up upload of the same size (whose freed memory it reuses)',
 );
 
 // Real n8n, default binary mode (filesystem): skipped with --skip-n8n-upload (a few minutes).
