@@ -132,12 +132,13 @@ function checkRun(result, variant, sizeBytes) {
 
 /**
  * @param {{ sizesMiB?: number[], runs?: number, version?: string }} [options]
- * @returns {Promise<Array<{ sizeBytes: number, baseline: number, ours: number, httpRequest: number }>>}
- *   per file size, the median peak RSS in bytes of each variant's `n8n execute`
+ * @returns {Promise<Array<{ sizeBytes: number, runs: number, baselineSpread: number, baseline: number, ours: number, httpRequest: number }>>}
+ *   per file size, the median peak RSS in bytes of each variant's `n8n execute`, and how far apart
+ *   the baseline's runs were (reading a large file into n8n's store varies by some MB)
  */
 export async function measureUploadMemoryInN8n({
 	sizesMiB = [100, 500],
-	runs = 3,
+	runs = 5,
 	version = DEFAULT_N8N_VERSION,
 } = {}) {
 	if (!existsSync(TIME)) throw new Error(`${TIME} (GNU time) is needed to measure peak RSS`);
@@ -185,6 +186,8 @@ export async function measureUploadMemoryInN8n({
 			rmSync(filePath, { force: true });
 			figures.push({
 				sizeBytes,
+				runs,
+				baselineSpread: Math.max(...samples.baseline) - Math.min(...samples.baseline),
 				baseline: median(samples.baseline),
 				ours: median(samples.ours),
 				httpRequest: median(samples.httpRequest),
