@@ -365,13 +365,26 @@ export function chainWorkflow(id, nodes) {
 	for (let i = 0; i < all.length - 1; i++) {
 		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
 	}
+	return executableWorkflow(
+		id,
+		connections,
+		all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
+	);
+}
+
+/**
+ * The record `import:workflow` takes for a workflow to run with `execute`: inactive, execution
+ * order v1 (the order n8n gives new workflows).
+ * @param {string} id @param {Record<string, unknown>} connections @param {Array<Record<string, unknown>>} nodes
+ */
+export function executableWorkflow(id, connections, nodes) {
 	return {
 		id,
 		name: `e2e ${id}`,
 		active: false,
 		settings: { executionOrder: 'v1' },
 		connections,
-		nodes: all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
+		nodes,
 		pinData: {},
 	};
 }
