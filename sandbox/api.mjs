@@ -19,6 +19,7 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  *   random: Random,
  *   newId: (prefix: string) => string,
  *   onSent?: (sent: import('./data.mjs').SentMessage) => void,
+ *   maxUploadBytes: () => number,
  * }} ApiContext
  *
  * @typedef {{ params: Record<string, string>, query: Record<string, string>, body: unknown, req: import('node:http').IncomingMessage }} RequestInput
@@ -27,6 +28,7 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  * @typedef {{ method: string, segments: string[], scope?: 'voicebot' | 'messenger', body?: 'json' | 'multipart', handler: Handler }} Route
  */
 
+/** The largest file a media upload takes, unless the sandbox is started with `maxUploadBytes`. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
@@ -597,10 +599,10 @@ function sendLocation(api, { body: raw }) {
 
 /**
  * Streams the multipart body through busboy, hashing the `file` part instead of buffering it.
- * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').IncomingMessage} req @param {number} maxFileBytes
  * @returns {Promise<{ fields: Record<string, string>, file: { fileName: string, mimeType: string, size: number, sha256: string } | undefined, tooLarge: boolean }>}
  */
-function readMultipart(req) {
+function readMultipart(req, maxFileBytes) {
 	return new Promise((resolve, reject) => {
 		const contentType = req.headers['content-type'] ?? '';
 		if (!/^multipart\/form-data/i.test(contentType)) {
@@ -615,7 +617,8 @@ function readMultipart(req) {
 				// Clients (browsers, n8n) send file names as raw UTF-8, as RFC 7578 says.
 				defParamCharset: 'utf8',
 				limits: {
-					fileSize: MAX_UPLOAD_BYTES,
+					// busboy reports a limit when a file reaches it: one byte more is the first too many.
+					fileSize: maxFileBytes + 1,
 					files: 5,
 					fields: 20,
 					fieldSize: 1024 * 1024,
@@ -680,9 +683,12 @@ function messageTypeOf(mimeType) {
  * @returns {Promise<ApiResult>}
  */
 async function sendMediaFile(api, { req }) {
-	const { fields, file, tooLarge } = await readMultipart(req);
-	if (tooLarge)
-		throw new HttpError(413, `file must not be larger than ${MAX_UPLOAD_BYTES} bytes (25 MB)`);
+	const limit = api.maxUploadBytes();
+	const { fields, file, tooLarge } = await readMultipart(req, limit);
+	if (tooLarge) {
+		const mb = Math.round((limit / 2 ** 20) * 10) / 10;
+		throw new HttpError(413, `file must not be larger than ${limit} bytes (${mb} MB)`);
+	}
 	/** @type {string[]} */
 	const errors = [];
 	if (!file) errors.push('file must be provided');

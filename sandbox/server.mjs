@@ -9,6 +9,7 @@ import {
 	customerWrites,
 	findById,
 	insert,
+	MAX_UPLOAD_BYTES,
 	matchRoute,
 } from './api.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
@@ -31,6 +32,7 @@ import { createChatModel } from './chatModel.mjs';
  *   campaignCount?: number,
  *   activeCampaignCount?: number,
  *   maxLogEntries?: number,
+ *   maxUploadBytes?: number,
  *   rateWindowMs?: number,
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
@@ -52,7 +54,7 @@ import { createChatModel } from './chatModel.mjs';
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
- *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'>) => void,
+ *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries' | 'maxUploadBytes'>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
  *   chatModel: ReturnType<typeof createChatModel>,
  *   close: () => Promise<void>,
@@ -91,6 +93,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	campaignCount: 30,
 	activeCampaignCount: 5,
 	maxLogEntries: Infinity,
+	maxUploadBytes: MAX_UPLOAD_BYTES,
 	rateWindowMs: 60_000,
 	countRefusedRequests: false,
 	faults: {},
@@ -212,7 +215,14 @@ export async function startSandbox(options = {}) {
 	const random = createRandom(hashString(`${seed}:runtime`));
 	/** @type {SandboxState} */
 	const state = createSeedState({ ...opts, seed }, newId, (id) => findById(state.campaigns, id));
-	const api = { state, seed, random, newId, onSent: opts.onSent };
+	const api = {
+		state,
+		seed,
+		random,
+		newId,
+		onSent: opts.onSent,
+		maxUploadBytes: () => opts.maxUploadBytes,
+	};
 
 	// Per instance, so a token from one sandbox is worthless in another.
 	const signingKey = randomBytes(32);
@@ -484,6 +494,17 @@ export async function startSandbox(options = {}) {
 			req.socket.destroy();
 			return;
 		}
+		// The answer leaves once the whole request has arrived, as behind a proxy that buffers
+		// request bodies (nginx's default): a client still sending a large upload that is refused
+		// (401, 429) reads the answer, where Node alone would reset the connection under it.
+		if (!req.complete) {
+			const arrived = new Promise((resolve) => {
+				req.once('end', resolve);
+				req.once('close', resolve);
+			});
+			req.resume();
+			await arrived;
+		}
 		let payload = JSON.stringify(result.body);
 		if (fault?.kind === 'malformedJson' && succeeded)
 			payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
@@ -614,6 +635,7 @@ export async function startSandbox(options = {}) {
 				'tokenRateLimitPerMinute',
 				'progressIntervalMs',
 				'maxLogEntries',
+				'maxUploadBytes',
 			])) {
 				if (partial[key] !== undefined) opts[key] = partial[key];
 			}

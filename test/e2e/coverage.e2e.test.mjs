@@ -39,6 +39,7 @@ import {
 	assertExecutionSucceeded,
 	cleanupPack,
 	createN8nInstance,
+	executableWorkflow,
 	n8nRestApi,
 	nodeOutput,
 	PACKAGE_NAME,
@@ -126,19 +127,15 @@ function buildWorkflow(id, nodes, { manual = true } = {}) {
 			for (const child of node.to) visit(child, 1, rows++);
 		} else visit(node.name, 0, rows++);
 	}
-	return {
+	return executableWorkflow(
 		id,
-		name: `e2e ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
 		connections,
-		nodes: all.map(({ to, ...node }, i) => ({
+		all.map(({ to, ...node }, i) => ({
 			id: `${id}-${i}`,
 			position: place.get(node.name) ?? [0, 0],
 			...node,
 		})),
-		pinData: {},
-	};
+	);
 }
 
 const credentialRef = (cred) => ({ voiceMessagingApi: { id: cred.id, name: cred.name } });

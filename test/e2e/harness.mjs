@@ -356,6 +356,47 @@ export function manualTriggerNode(extra = {}) {
 }
 
 /**
+ * A workflow to run with `execute`: Manual Trigger → each node in turn, ids and positions added.
+ * @param {string} id @param {Array<Record<string, unknown>>} nodes each with at least a `name`
+ */
+export function chainWorkflow(id, nodes) {
+	const all = [manualTriggerNode(), ...nodes];
+	const connections = {};
+	for (let i = 0; i < all.length - 1; i++) {
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return executableWorkflow(
+		id,
+		connections,
+		all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
+	);
+}
+
+/**
+ * The record `import:workflow` takes for a workflow to run with `execute`: inactive, execution
+ * order v1 (the order n8n gives new workflows).
+ * @param {string} id @param {Record<string, unknown>} connections @param {Array<Record<string, unknown>>} nodes
+ */
+export function executableWorkflow(id, connections, nodes) {
+	return {
+		id,
+		name: `e2e ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections,
+		nodes,
+		pinData: {},
+	};
+}
+
+/** The median of some numbers (benchmarks: the middle of repeated runs). @param {number[]} values */
+export function median(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = sorted.length >> 1;
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
  * What a polling suite prints when a wait runs out: the last requests the sandbox saw and the
  * tail of n8n's output.
  * @param {{ log: Array<Record<string, unknown>> }} sandbox
