@@ -238,17 +238,16 @@ export async function runSetupScript(name, ...args) {
 }
 
 /**
- * Installs (once, cached) Node 24 and n8n; returns the n8n binary and the Node 24 bin folder.
+ * Installs (once, cached) n8n and the Node its line runs on (1.x: Node 22, 2.x: Node 24; see
+ * scripts/ensure-n8n.sh); returns the n8n binary and the bin folder of that Node, which goes first
+ * on PATH for every n8n and npm command run for that n8n.
  * @param {string} [version]
  */
 export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
-	const lastLine = (/** @type {string} */ text) => text.split('\n').pop() ?? '';
-	const n8nDir = lastLine(await runSetupScript('ensure-n8n.sh', version));
-	return {
-		n8nDir,
-		n8nBin: join(n8nDir, 'node_modules/.bin/n8n'),
-		nodeBinDir: lastLine(await runSetupScript('ensure-node.sh')),
-	};
+	const [nodeBinDir, n8nDir] = (await runSetupScript('ensure-n8n.sh', version))
+		.split('\n')
+		.slice(-2);
+	return { n8nDir, n8nBin: join(n8nDir, 'node_modules/.bin/n8n'), nodeBinDir };
 }
 
 /** A free TCP port on the loopback interface. */
@@ -506,8 +505,10 @@ export async function createN8nInstance({
 		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2),
 	);
 	// Zero runtime dependencies; the peer n8n-workflow comes from n8n itself, so npm must not
-	// fetch it (--legacy-peer-deps). Nothing here needs the network.
-	await run(
+	// fetch it (--legacy-peer-deps). Nothing here needs the network. npm runs under the Node of
+	// that n8n, as a user's would: what it prints (an EBADENGINE warning) is kept in `installOutput`.
+	const path = `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`;
+	const install = await run(
 		'npm',
 		[
 			'install',
@@ -519,7 +520,7 @@ export async function createN8nInstance({
 			'--prefer-offline',
 			'--no-package-lock',
 		],
-		{ cwd: nodesDir, timeoutMs: 120_000 },
+		{ cwd: nodesDir, env: { ...process.env, PATH: path }, timeoutMs: 120_000 },
 	);
 
 	// n8n's task broker listens even for `n8n execute`; a fixed port would clash with any other n8n.
@@ -528,7 +529,7 @@ export async function createN8nInstance({
 		...process.env,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		PATH: `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`,
+		PATH: path,
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
 		N8N_DIAGNOSTICS_ENABLED: 'false',
@@ -577,6 +578,7 @@ export async function createN8nInstance({
 		n8nBin,
 		n8nDir,
 		nodeBinDir,
+		installOutput: `${install.stdout}${install.stderr}`,
 		stderrLog,
 		n8n,
 		/** @param {Array<{ id: string, name: string, type: string, data: object }>} credentials */
