@@ -18,10 +18,12 @@ const { devEngines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8
 const required = Number(/\d+/.exec(devEngines.runtime.version)?.[0]);
 const current = Number(process.versions.node.split('.')[0]);
 const launch = process.argv.slice(2);
-const end = launch.indexOf('--');
+// Node options come first and end at `--`; a script's own arguments may hold `--` too.
+const withOptions = launch[0]?.startsWith('-') ?? false;
+const end = withOptions ? launch.indexOf('--') : -1;
 const nodeOptions = end === -1 ? [] : launch.slice(0, end);
 const [script, ...args] = launch.slice(end + 1);
-if (!script) {
+if (!script || (withOptions && end === -1)) {
 	console.error('usage: node scripts/node24.mjs [node options… --] <script> [args…]');
 	process.exit(2);
 }

@@ -4,8 +4,12 @@
 // README's set-up line) must name the same major version. "engines" is another fact: what the
 // published package needs where n8n runs it (test/e2e/package.e2e.test.mjs checks it against n8n).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const manifest = JSON.parse(read('package.json'));
@@ -50,5 +54,42 @@ describe('the Node.js version the dev tools need', () => {
 	it('is the one the README names for a fresh clone', () => {
 		const setUp = /On a fresh clone[^]*?Node\.js (\d+)/.exec(read('README.md'));
 		assert.equal(Number(setUp?.[1]), required);
+	});
+});
+
+describe('scripts/node24.mjs, the launcher of the scripts that need the dev tools’ Node', () => {
+	const launcher = fileURLToPath(new URL('../../scripts/node24.mjs', import.meta.url));
+	const launch = (...args) =>
+		spawnSync(process.execPath, [launcher, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+	it('starts npm start, the tests, the benchmarks and the screenshots', () => {
+		for (const name of ['start', 'test', 'test:queue', 'bench', 'screenshots']) {
+			assert.match(manifest.scripts[name], /(^| )node scripts\/node24\.mjs /, name);
+		}
+	});
+
+	it('passes Node options given before `--` to the script’s Node, and its arguments after', () => {
+		const dir = mkdtempSync(join(tmpdir(), 'node24-launch-'));
+		try {
+			const script = join(dir, 'show.mjs');
+			writeFileSync(
+				script,
+				'console.log(JSON.stringify([typeof globalThis.gc, process.argv.slice(2)]));\n',
+			);
+			const withOptions = launch('--expose-gc', '--', script, 'a', '--', 'b');
+			assert.equal(withOptions.status, 0, withOptions.stderr);
+			assert.deepEqual(JSON.parse(withOptions.stdout.trim().split('\n').pop()), [
+				'function',
+				['a', '--', 'b'],
+			]);
+			const plain = launch(script, '--', 'c');
+			assert.deepEqual(JSON.parse(plain.stdout.trim().split('\n').pop()), [
+				'undefined',
+				['--', 'c'],
+			]);
+			assert.equal(launch('--expose-gc', script).status, 2, 'options without `--` are refused');
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
