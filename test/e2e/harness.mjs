@@ -30,6 +30,8 @@ export const N8N_1_VERSION = '1.123.81';
 /**
  * Whether a version is on the n8n 1.x line. What the harness does differently there, all of it
  * marked `n8n 1.x:` below:
+ * - n8n and the npm that installs the package run under Node 22, 2.x's under Node 24 (the Node
+ *   scripts/ensure-n8n.sh gives each line; see ensureN8n);
  * - `n8n start`: /healthz/readiness answers 200 once the database is migrated, a few seconds
  *   before the REST API is mounted (POST /rest/login → 404 "Cannot POST"); 2.x's readiness also
  *   waits for `fullyReady`. So on 1.x `start()` also waits for the REST API;

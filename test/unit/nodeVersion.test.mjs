@@ -57,6 +57,35 @@ describe('the Node.js version the dev tools need', () => {
 	});
 });
 
+describe('the Node.js each tested n8n line runs on', () => {
+	const ensureN8n = read('scripts/ensure-n8n.sh');
+	const rule =
+		/if \[\[ "\$N8N_VERSION" == 1\.\* \]\]; then node_major=(\d+); else node_major=(\d+); fi/.exec(
+			ensureN8n,
+		);
+
+	it('is one scripts/ensure-node.sh installs: 1.x on the older, 2.x on the dev tools’ Node', () => {
+		assert.ok(rule, 'scripts/ensure-n8n.sh picks the Node by the n8n line');
+		const [, line1, line2] = rule.map(Number);
+		assert.equal(line2, required);
+		assert.ok(line1 < required);
+		const installed = new RegExp(`NODE${line1}_VERSION:-(\\d+)\\.\\d+\\.\\d+\\}`);
+		assert.equal(Number(installed.exec(read('scripts/ensure-node.sh'))?.[1]), line1);
+		assert.match(read('scripts/ensure-node.sh'), new RegExp(`\\n  ${line1}\\) version=`));
+	});
+
+	it('is the one the README’s Tested n8n versions table names per line', () => {
+		const rows = [...read('README.md').matchAll(/^\| (\d+)\.[\d.]+ +\| (\d+) +\|/gm)];
+		assert.deepEqual(
+			rows.map(([, major, node]) => [major, Number(node)]),
+			[
+				['2', rule?.[2] && Number(rule[2])],
+				['1', rule?.[1] && Number(rule[1])],
+			],
+		);
+	});
+});
+
 describe('scripts/node24.mjs, the launcher of the scripts that need the dev tools’ Node', () => {
 	const launcher = fileURLToPath(new URL('../../scripts/node24.mjs', import.meta.url));
 	const launch = (...args) =>
