@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requireOneOf, requireText } from '../../../shared/validation';
+import { PHONE_FORMAT_HINT, requireOneOf, requireText } from '../../../shared/validation';
 import { bodyOptions, TEXT_MAX_LENGTH, whatsappNumberOption } from '../common';
 import type { BroadcastChannel } from './recipients';
 import { sendBroadcast } from './request';
@@ -53,7 +53,8 @@ const properties: INodeProperties[] = [
 						name: 'phone',
 						type: 'string',
 						default: '',
-						placeholder: 'e.g. +34600123456',
+						placeholder: 'e.g. +34 600 123 456',
+						description: `In ${PHONE_FORMAT_HINT}`,
 						displayOptions: { show: { '/channel': ['whatsapp', 'sms'] } },
 					},
 					{
@@ -82,7 +83,7 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		default: '[]',
 		placeholder: '[{"phone": "+34600123456", "variables": {"name": "Lucia"}}]',
-		description: `Array of recipients, each with "phone" (WhatsApp, SMS) or "email" (email) and optional "variables". Up to ${MAX_BROADCAST_RECIPIENTS}.`,
+		description: `Array of recipients, each with "phone" (WhatsApp, SMS; in ${PHONE_FORMAT_HINT}) or "email" (email) and optional "variables". Up to ${MAX_BROADCAST_RECIPIENTS}.`,
 		displayOptions: { show: { recipientsInput: ['json'] } },
 	},
 	{
