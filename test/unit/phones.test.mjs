@@ -25,7 +25,7 @@ const SPELLINGS = [
 	'\u202a+52 1 55 1234\u20115678\u202c',
 ];
 
-/** The requests the Messenger node sends for `params`. */
+/** The requests the Messenger node sends for `params` (a waiting operation gets a link and waits). */
 async function messengerCalls(params) {
 	const { http, calls } = scriptedHttp(() => ({ items: [] }));
 	const context = createExecuteContext({
@@ -33,6 +33,8 @@ async function messengerCalls(params) {
 		http,
 		credentials: { baseUrl: 'https://api.example.com' },
 	});
+	context.getSignedResumeUrl = () => 'https://n8n.example.com/webhook-waiting/1/node?signature=s';
+	context.putExecutionToWait = async () => {};
 	await new Messenger().execute.call(context);
 	return calls;
 }
@@ -63,6 +65,20 @@ const FIELDS = {
 				options: {},
 			})
 		)[0].body.phone,
+	'message/sendAndWait/phone': async (phone) =>
+		(
+			await messengerCalls({
+				resource: 'message',
+				operation: 'sendAndWait',
+				channel: 'whatsapp',
+				phone,
+				message: 'Approve?',
+				sendAs: 'text',
+				responseType: 'approval',
+				approvalOptions: {},
+				options: {},
+			})
+		)[0].body.recipients[0].phone,
 	'broadcast/send/recipients/phone': async (phone) =>
 		(await broadcastRecipients({ recipientsInput: 'rows', recipients: { recipient: [{ phone }] } }))
 			.phone,
