@@ -13,6 +13,7 @@ import {
 	createN8nInstance,
 	DEFAULT_N8N_VERSION,
 	executionError,
+	median,
 	NODE_TYPE,
 	nodeOutput,
 	packPackage,
@@ -150,12 +151,6 @@ function timedExecute(instance, workflowId, outFile) {
 		});
 	});
 }
-
-const median = (values) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = sorted.length >> 1;
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /**
  * @param {{ items?: number, runs?: number, version?: string, details?: boolean }} [options]

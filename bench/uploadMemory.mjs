@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Messenger } from '../nodes/Messenger/Messenger.node.ts';
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
+import { binaryItem } from '../test/helpers/binary.mjs';
 import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
 
 export async function startSandboxProcess(options = {}) {
@@ -28,24 +29,29 @@ export async function startSandboxProcess(options = {}) {
 	};
 }
 
+/** The id of an open chat of a sandbox running in another process (found over the API). */
+export async function openChat(url) {
+	const { access_token: token } = await fetch(`${url}/api/v1/auth/token`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({
+			client_id: DEMO_CLIENTS.full.clientId,
+			client_secret: DEMO_CLIENTS.full.clientSecret,
+		}),
+	}).then((r) => r.json());
+	return await findChat(url, token);
+}
+
+/**
+ * Send Media File of binary data held in memory (n8n 1.x's default mode, a Code node's output):
+ * the item carries the file as base64, as n8n keeps it; the node decodes it once and sends that.
+ */
 export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 	if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
 	const server = await startSandboxProcess({ rateLimitPerMinute: 0 });
 	try {
-		// The sandbox runs in another process: find an open chat there over the API.
-		const { access_token: token } = await fetch(`${server.url}/api/v1/auth/token`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({
-				client_id: DEMO_CLIENTS.full.clientId,
-				client_secret: DEMO_CLIENTS.full.clientSecret,
-			}),
-		}).then((r) => r.json());
 		const runner = sandboxRunner(Messenger, { url: server.url }, DEMO_CLIENTS.full);
-		const firstChat = await findChat(server.url, token);
-		// Warm up with a file of the same size (token, code paths, sockets, the allocator's
-		// one-time growth), then measure a second upload.
-		const warmUp = randomBytes(sizeBytes);
+		const firstChat = await openChat(server.url);
 		const params = (id) => ({
 			resource: 'message',
 			operation: 'sendMediaFile',
@@ -54,39 +60,31 @@ export async function measureUploadMemory(sizeBytes = 20 * 1024 * 1024) {
 			options: {},
 		});
 		const item = (data) => [
-			{
-				json: {},
-				binary: {
-					data: {
-						data: '',
-						mimeType: 'application/pdf',
-						fileName: 'report.pdf',
-						fileSize: String(data.length),
-					},
-				},
-			},
+			binaryItem(data, { mimeType: 'application/pdf', fileName: 'report.pdf' }),
 		];
-		await runner.run(params(firstChat), { items: item(warmUp), binary: { data: warmUp } });
+		// Warm up with a file of the same size (token, code paths, sockets, the allocator's
+		// one-time growth), then measure a second upload. The item (its base64) exists before the
+		// baseline is taken: it is the input, not the upload's cost.
+		await runner.run(params(firstChat), { items: item(randomBytes(sizeBytes)) });
+		const items = item(randomBytes(sizeBytes));
 
 		globalThis.gc();
 		const before = process.memoryUsage();
-		const file = randomBytes(sizeBytes);
-		let peakArrayBuffers = process.memoryUsage().arrayBuffers;
-		let peakRss = process.memoryUsage().rss;
+		let peakArrayBuffers = before.arrayBuffers;
+		let peakRss = before.rss;
 		const sampler = setInterval(() => {
 			const now = process.memoryUsage();
 			peakArrayBuffers = Math.max(peakArrayBuffers, now.arrayBuffers);
 			peakRss = Math.max(peakRss, now.rss);
 		}, 1);
-		const [output] = await runner.run(params(firstChat), {
-			items: item(file),
-			binary: { data: file },
-		});
+		const [output] = await runner.run(params(firstChat), { items });
 		clearInterval(sampler);
 		const after = process.memoryUsage();
 		peakArrayBuffers = Math.max(peakArrayBuffers, after.arrayBuffers);
 		peakRss = Math.max(peakRss, after.rss);
-		if (!output?.json?.id) throw new Error(`upload failed: ${JSON.stringify(output)}`);
+		if (output?.json?.content?.size !== sizeBytes) {
+			throw new Error(`upload failed: ${JSON.stringify(output).slice(0, 500)}`);
+		}
 		return {
 			sizeBytes,
 			peakBufferRatio: (peakArrayBuffers - before.arrayBuffers) / sizeBytes,

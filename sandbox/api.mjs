@@ -20,6 +20,8 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  *   seed: number,
  *   random: Random,
  *   newId: (prefix: string) => string,
+ *   onSent?: (sent: import('./data.mjs').SentMessage) => void,
+ *   maxUploadBytes: () => number,
  * }} ApiContext
  *
  * @typedef {{ params: Record<string, string>, query: Record<string, string>, body: unknown, req: import('node:http').IncomingMessage }} RequestInput
@@ -28,6 +30,7 @@ import { INBOUND_TEXTS, createRandom, finishedCall, hashString } from './data.mj
  * @typedef {{ method: string, segments: string[], scope?: 'voicebot' | 'messenger', body?: 'json' | 'multipart', handler: Handler }} Route
  */
 
+/** The largest file a media upload takes, unless the sandbox is started with `maxUploadBytes`. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
@@ -596,10 +599,10 @@ function sendLocation(api, { body: raw }) {
 
 /**
  * Streams the multipart body through busboy, hashing the `file` part instead of buffering it.
- * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').IncomingMessage} req @param {number} maxFileBytes
  * @returns {Promise<{ fields: Record<string, string>, file: { fileName: string, mimeType: string, size: number, sha256: string } | undefined, tooLarge: boolean }>}
  */
-function readMultipart(req) {
+function readMultipart(req, maxFileBytes) {
 	return new Promise((resolve, reject) => {
 		const contentType = req.headers['content-type'] ?? '';
 		if (!/^multipart\/form-data/i.test(contentType)) {
@@ -614,7 +617,8 @@ function readMultipart(req) {
 				// Clients (browsers, n8n) send file names as raw UTF-8, as RFC 7578 says.
 				defParamCharset: 'utf8',
 				limits: {
-					fileSize: MAX_UPLOAD_BYTES,
+					// busboy reports a limit when a file reaches it: one byte more is the first too many.
+					fileSize: maxFileBytes + 1,
 					files: 5,
 					fields: 20,
 					fieldSize: 1024 * 1024,
@@ -679,9 +683,12 @@ function messageTypeOf(mimeType) {
  * @returns {Promise<ApiResult>}
  */
 async function sendMediaFile(api, { req }) {
-	const { fields, file, tooLarge } = await readMultipart(req);
-	if (tooLarge)
-		throw new HttpError(413, `file must not be larger than ${MAX_UPLOAD_BYTES} bytes (25 MB)`);
+	const limit = api.maxUploadBytes();
+	const { fields, file, tooLarge } = await readMultipart(req, limit);
+	if (tooLarge) {
+		const mb = Math.round((limit / 2 ** 20) * 10) / 10;
+		throw new HttpError(413, `file must not be larger than ${limit} bytes (${mb} MB)`);
+	}
 	/** @type {string[]} */
 	const errors = [];
 	if (!file) errors.push('file must be provided');
@@ -941,6 +948,29 @@ function replaceContactAttributes(api, { params, body: raw }) {
 
 // ---------------------------------------------------------------- messenger: broadcast
 
+/** The most sends `state.sent` keeps (the oldest go first). */
+const MAX_SENT = 1000;
+
+/**
+ * Lines that show one recorded send to a person reading the sandbox's output: who got what, and
+ * each link in it on a line of its own, to open or copy.
+ * @param {import('./data.mjs').SentMessage} sent
+ * @returns {string[]}
+ */
+export function sentLines(sent) {
+	const content =
+		sent.text !== null
+			? JSON.stringify(sent.text)
+			: `template ${sent.templateId} ${JSON.stringify(sent.variables)}`;
+	const links = `${sent.text ?? ''} ${Object.values(sent.variables).join(' ')}`.match(
+		/https?:\/\/[^\s"'<>]+/g,
+	);
+	return [
+		`${sent.createdAt} sent ${sent.messageId} by ${sent.channel} to ${sent.recipient}: ${content}`,
+		...(links ?? []).map((link) => `    link: ${link}`),
+	];
+}
+
 /** @type {Handler} */
 function sendBroadcast(api, { body: raw }) {
 	const body = requireObjectBody(raw);
@@ -981,16 +1011,31 @@ function sendBroadcast(api, { body: raw }) {
 	failIfAny(errors);
 	checkWhatsappNumber(api, body.whatsappNumberId);
 	const at = nowIso();
-	const items = /** @type {Record<string, unknown>[]} */ (recipients).map((recipient) =>
-		insert(api.state.broadcastMessages, {
+	const items = /** @type {Record<string, unknown>[]} */ (recipients).map((recipient) => {
+		const message = insert(api.state.broadcastMessages, {
 			id: api.newId('bcm'),
 			channel,
 			recipient: /** @type {string} */ (channel === 'email' ? recipient.email : recipient.phone),
 			status: /** @type {const} */ ('queued'),
 			createdAt: at,
 			updatedAt: at,
-		}),
-	);
+		});
+		const sent = {
+			messageId: message.id,
+			channel,
+			recipient: message.recipient,
+			text: hasText ? /** @type {string} */ (body.text) : null,
+			templateId: hasTemplate ? /** @type {string} */ (body.templateId) : null,
+			variables: /** @type {Record<string, unknown>} */ (recipient.variables ?? {}),
+			whatsappNumberId: typeof body.whatsappNumberId === 'string' ? body.whatsappNumberId : null,
+			createdAt: at,
+		};
+		api.state.sent.push(sent);
+		if (api.state.sent.length > MAX_SENT)
+			api.state.sent.splice(0, api.state.sent.length - MAX_SENT);
+		api.onSent?.(sent);
+		return message;
+	});
 	return { status: 200, body: { items } };
 }
 

@@ -10,6 +10,7 @@ import {
 	ENDPOINTS,
 	startSandbox,
 } from './server.mjs';
+import { sentLines } from './api.mjs';
 
 const DEFAULT_CLI_PORT = 4010;
 
@@ -71,6 +72,9 @@ Make a customer write to a running sandbox (the one at --host/--port) instead of
   --type <type>             text (default), image, video, audio, document or location
   --at <ISO date>           createdAt of the first message (default now)
   --same-time               every message gets the same createdAt
+
+Every message the sandbox is asked to send (broadcast, Send and Wait for Response) is printed,
+with each link in it on a line of its own (even with --quiet): open the link to answer.
 
 --progress-ms 0 stops campaigns and broadcast messages from progressing on their own;
 --rate-limit 0 and --token-rate-limit 0 disable the limits.`;
@@ -186,7 +190,11 @@ if (values.write) {
 	process.exit(0);
 }
 
-const sandbox = await startSandbox(options);
+// What the sandbox is asked to send (e.g. a Send and Wait message with its link) is printed as it comes.
+const sandbox = await startSandbox({
+	...options,
+	onSent: (sent) => sentLines(sent).forEach((line) => console.log(line)),
+});
 
 if (!values.quiet) {
 	let printed = 0;

@@ -17,6 +17,9 @@
  * @typedef {{ id: string, channel: 'whatsapp' | 'sms' | 'email', recipient: string, status: DeliveryStatus, error?: string, createdAt: string, updatedAt: string }} BroadcastMessage
  * @typedef {{ id: string, phone: string, name: string, status: 'connected' | 'disconnected' }} WhatsappNumber
  * @typedef {{ id: string, fileName: string, mimeType: string, size: number, sha256: string, chatId: string, caption: string | null, messageId: string, createdAt: string }} Upload
+ * What a broadcast send asked the sandbox to deliver, one entry per recipient (the API's record of
+ * a broadcast message has no content; tests and the demo read the text and the links here):
+ * @typedef {{ messageId: string, channel: string, recipient: string, text: string | null, templateId: string | null, variables: Record<string, unknown>, whatsappNumberId: string | null, createdAt: string }} SentMessage
  *
  * The live data of one sandbox. Arrays keep insertion order; `agents` and `campaigns` must stay
  * in ascending `createdAt` order because list pages are sliced from them without sorting.
@@ -31,6 +34,7 @@
  *   broadcastMessages: BroadcastMessage[],
  *   whatsappNumbers: WhatsappNumber[],
  *   uploads: Upload[],
+ *   sent: SentMessage[],
  * }} SandboxState
  */
 
@@ -663,5 +667,6 @@ export function createSeedState(options, newId, findCampaign) {
 		broadcastMessages,
 		whatsappNumbers,
 		uploads: [],
+		sent: [],
 	};
 }

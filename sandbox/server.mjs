@@ -9,6 +9,7 @@ import {
 	customerWrites,
 	findById,
 	insert,
+	MAX_UPLOAD_BYTES,
 	matchRoute,
 } from './api.mjs';
 import {
@@ -37,9 +38,11 @@ import { createChatModel } from './chatModel.mjs';
  *   campaignCount?: number,
  *   activeCampaignCount?: number,
  *   maxLogEntries?: number,
+ *   maxUploadBytes?: number,
  *   rateWindowMs?: number,
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
+ *   onSent?: (sent: import('./data.mjs').SentMessage) => void,
  * } & Partial<import('./alternatives.mjs').Alternatives>} SandboxOptions
  *
  * @typedef {{ method: string, path: string, query: Record<string, string>, status: number, clientId: string | undefined, at: string }} LogEntry
@@ -57,7 +60,7 @@ import { createChatModel } from './chatModel.mjs';
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
- *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries'> & Partial<import('./alternatives.mjs').Alternatives>) => void,
+ *   setOptions: (partial: Pick<SandboxOptions, 'tokenLifetimeSeconds' | 'rateLimitPerMinute' | 'rateWindowMs' | 'countRefusedRequests' | 'tokenRateLimitPerMinute' | 'progressIntervalMs' | 'maxLogEntries' | 'maxUploadBytes'> & Partial<import('./alternatives.mjs').Alternatives>) => void,
  *   options: Readonly<Required<SandboxOptions>>,
  *   chatModel: ReturnType<typeof createChatModel>,
  *   close: () => Promise<void>,
@@ -96,6 +99,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	campaignCount: 30,
 	activeCampaignCount: 5,
 	maxLogEntries: Infinity,
+	maxUploadBytes: MAX_UPLOAD_BYTES,
 	rateWindowMs: 60_000,
 	countRefusedRequests: false,
 	faults: {},
@@ -221,7 +225,15 @@ export async function startSandbox(options = {}) {
 	const random = createRandom(hashString(`${seed}:runtime`));
 	/** @type {SandboxState} */
 	const state = createSeedState({ ...opts, seed }, newId, (id) => findById(state.campaigns, id));
-	const api = { state, seed, random, newId, options: opts };
+	const api = {
+		state,
+		seed,
+		random,
+		newId,
+		options: opts,
+		onSent: opts.onSent,
+		maxUploadBytes: () => opts.maxUploadBytes,
+	};
 
 	// Per instance, so a token from one sandbox is worthless in another.
 	const signingKey = randomBytes(32);
@@ -508,6 +520,17 @@ export async function startSandbox(options = {}) {
 			req.socket.destroy();
 			return;
 		}
+		// The answer leaves once the whole request has arrived, as behind a proxy that buffers
+		// request bodies (nginx's default): a client still sending a large upload that is refused
+		// (401, 429) reads the answer, where Node alone would reset the connection under it.
+		if (!req.complete) {
+			const arrived = new Promise((resolve) => {
+				req.once('end', resolve);
+				req.once('close', resolve);
+			});
+			req.resume();
+			await arrived;
+		}
 		let payload = wire.text;
 		if (fault?.kind === 'malformedJson' && succeeded)
 			payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
@@ -638,6 +661,7 @@ export async function startSandbox(options = {}) {
 				'tokenRateLimitPerMinute',
 				'progressIntervalMs',
 				'maxLogEntries',
+				'maxUploadBytes',
 			])) {
 				if (partial[key] !== undefined) opts[key] = partial[key];
 			}

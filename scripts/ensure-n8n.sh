@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs a real n8n (and, through scripts/ensure-node.sh, the Node 24 it runs on) into a cache
-# folder outside the repository, once per version. Prints the cache folder of that n8n.
+# Installs a real n8n, and through scripts/ensure-node.sh the Node its users run it on, into a cache
+# folder outside the repository, once per version. The 1.x line runs on Node 22 (n8n 1.x's Docker
+# images ship it; Node 20.19 is the oldest its "engines" allow), 2.x on Node 24 (the oldest 2.x
+# allows). Prints that Node's bin folder, then (last line) the cache folder of that n8n.
 # Usage: scripts/ensure-n8n.sh [n8n-version]
 set -euo pipefail
 N8N_VERSION="${1:-${N8N_VERSION:-2.41.1}}"
@@ -8,9 +10,12 @@ CACHE="${VOICE_MESSAGING_CACHE:-$HOME/.cache/n8n-nodes-voice-messaging}"
 mkdir -p "$CACHE"
 
 scripts="$(cd "$(dirname "$0")" && pwd)"
-node_bin="$(bash "$scripts/ensure-node.sh" | tail -n 1)"
+if [[ "$N8N_VERSION" == 1.* ]]; then node_major=22; else node_major=24; fi
+node_bin="$(bash "$scripts/ensure-node.sh" "$node_major" | tail -n 1)"
 
+# Native modules are built for one Node: an install built under another Node has a folder of its own.
 n8n_dir="$CACHE/n8n-$N8N_VERSION"
+if [ "$node_major" != 24 ]; then n8n_dir="$n8n_dir-node$node_major"; fi
 if [ ! -f "$n8n_dir/.complete" ]; then
   rm -rf "$n8n_dir" && mkdir -p "$n8n_dir"
   if [[ "$N8N_VERSION" == 1.* ]]; then
@@ -20,12 +25,13 @@ if [ ! -f "$n8n_dir/.complete" ]; then
     printf '{ "name": "n8n-host", "private": true }\n' > "$n8n_dir/package.json"
   fi
   # An optional native module (Kafka) downloads sources in its install script: skip scripts,
-  # then build only the native modules n8n needs, under Node 24.
+  # then build only the native modules n8n needs, under the Node it runs on.
   (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" "installing n8n $N8N_VERSION" \
     --note "into $n8n_dir (first run only; about 4 minutes, 3 GB)" --size "$n8n_dir" -- \
     npm install --ignore-scripts --no-audit --no-fund "n8n@$N8N_VERSION")
   (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" \
-    "building n8n $N8N_VERSION's native modules (sqlite3, isolated-vm)" -- npm rebuild sqlite3 isolated-vm)
+    "building n8n $N8N_VERSION's native modules (sqlite3, isolated-vm) for Node $node_major" -- npm rebuild sqlite3 isolated-vm)
   touch "$n8n_dir/.complete"
 fi
+echo "$node_bin"
 echo "$n8n_dir"

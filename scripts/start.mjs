@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+import { sentLines } from '../sandbox/api.mjs';
 import { DEMO_CLIENTS, startSandbox, TOKEN_PATH } from '../sandbox/server.mjs';
 import {
 	bcryptHash,
@@ -60,6 +61,8 @@ async function main() {
 		port: SANDBOX_PORT,
 		progressIntervalMs: 5000,
 		maxLogEntries: 10_000,
+		// A message the sandbox is asked to send is printed, with its links (Send and Wait).
+		onSent: (sent) => sentLines(sent).forEach(say),
 	});
 
 	// The first run installs n8n into ~/.cache (scripts/ensure-n8n.sh), saying so with its progress.
@@ -107,6 +110,9 @@ async function main() {
 	for (const line of sandboxBanner(sandbox.url)) say(line);
 	say(
 		`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; activate "Messenger: follow up when a customer replies" to answer)`,
+	);
+	say(
+		'  approval   run "Voice AI: cancel a campaign only after a person approves on WhatsApp": the message the sandbox is asked to send is printed here with its link; open it to approve or decline (Send and Wait for Response)',
 	);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');

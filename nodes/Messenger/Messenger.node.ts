@@ -3,6 +3,8 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
@@ -15,6 +17,8 @@ import { operations } from './actions/operations';
 import * as whatsappNumber from './actions/whatsappNumber';
 import { searchContacts } from './methods/listSearch';
 import { getWhatsappNumbers } from './methods/loadOptions';
+import { sendAndWaitWebhook } from './sendAndWait/webhook';
+import { waitingWebhooks, WAITING_TOOLTIP } from './sendAndWait/webhookDescription';
 
 export class Messenger implements INodeType {
 	description: INodeTypeDescription = {
@@ -31,6 +35,9 @@ export class Messenger implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'voiceMessagingApi', required: true }],
+		// Send and Wait for Response: the signed link resumes the waiting execution here.
+		webhooks: waitingWebhooks,
+		waitingNodeTooltip: WAITING_TOOLTIP,
 		properties: [
 			{
 				displayName: 'Resource',
@@ -61,5 +68,9 @@ export class Messenger implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await runOperation.call(this, operations);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await sendAndWaitWebhook.call(this);
 	}
 }

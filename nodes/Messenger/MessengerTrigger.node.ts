@@ -64,7 +64,7 @@ export class MessengerTrigger implements INodeType {
 			},
 			{
 				...broadcastMessageIdsProperty(
-					`IDs separated by commas, spaces or new lines, or an expression giving an array of IDs (at most ${MAX_WATCHED_MESSAGES}). A message is no longer watched once it is read or failed.`,
+					`At most ${MAX_WATCHED_MESSAGES}. A message is no longer watched once it is read or failed`,
 				),
 				displayOptions: broadcastOnly,
 			},

@@ -9,10 +9,23 @@ import type {
 
 import { asNodeError, InputError } from './errors';
 
-export interface Operation {
+/** An operation run for each input item; its results become output items paired with the item. */
+export interface ItemOperation {
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
 }
+
+/**
+ * An operation run once per execution, for the first item, that gives the node's output itself:
+ * one that pauses the execution (Send and Wait for Response) sends one message, not one per item.
+ */
+export interface ExecutionOperation {
+	description: INodeProperties[];
+	runsOnce: true;
+	execute(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
+}
+
+export type Operation = ItemOperation | ExecutionOperation;
 
 /** Every operation of every resource, keyed as the node's map says; a missing one fails to compile. */
 export type OperationTable<M extends Record<string, string>> = {
@@ -31,19 +44,26 @@ export async function runOperation<M extends Record<string, string>>(
 	operations: OperationTable<M>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
+	const operationOf = (itemIndex: number): Operation => {
+		const resource = this.getNodeParameter('resource', itemIndex) as keyof M;
+		const operationName = this.getNodeParameter('operation', itemIndex) as string;
+		const operation = (operations[resource] as Record<string, Operation> | undefined)?.[
+			operationName
+		];
+		if (!operation) {
+			throw new InputError(
+				`The operation "${operationName}" of "${String(resource)}" is not known`,
+			);
+		}
+		return operation;
+	};
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		let runsOnce = false;
 		try {
-			const resource = this.getNodeParameter('resource', itemIndex) as keyof M;
-			const operationName = this.getNodeParameter('operation', itemIndex) as string;
-			const operation = (operations[resource] as Record<string, Operation> | undefined)?.[
-				operationName
-			];
-			if (!operation) {
-				throw new InputError(
-					`The operation "${operationName}" of "${String(resource)}" is not known`,
-				);
-			}
+			const operation = operationOf(itemIndex);
+			runsOnce = 'runsOnce' in operation;
+			if ('runsOnce' in operation) return [await operation.execute.call(this)];
 			const responseData = await operation.execute.call(this, itemIndex);
 			returnData.push(
 				...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(responseData), {
@@ -54,14 +74,20 @@ export async function runOperation<M extends Record<string, string>>(
 			const failure = asNodeError(this.getNode(), error, itemIndex);
 			if (!this.continueOnFail() && !runsAsTool(this)) throw failure;
 			returnData.push({ json: failureItem(failure), pairedItem: { item: itemIndex } });
+			if (runsOnce) break;
 		}
 	}
 	return [returnData];
 }
 
-/** Whether n8n runs the node as an agent's tool: it then has the type `<package>.<name>Tool`. */
-function runsAsTool(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('Tool');
+/**
+ * Whether n8n runs the node as an agent's tool: it then has the type `<package>.<name>Tool`. Not
+ * as an agent's human review step (`<name>HitlTool`): its failure must stop the gated tool call,
+ * where an output item would read as the person's refusal.
+ */
+export function runsAsTool(context: IExecuteFunctions): boolean {
+	const type = context.getNode().type;
+	return type.endsWith('Tool') && !type.endsWith('HitlTool');
 }
 
 /** The output item of a failed item under "Continue On Fail": message, description, HTTP code. */

@@ -12,6 +12,7 @@ import { sleep } from 'n8n-workflow';
 import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
 import { describeFailure, requestFailedError } from './errors';
+import { MultipartBody } from './multipart';
 import { settleRequestSlot, waitForRequestSlot } from './pacing';
 import { retryAfterMs } from './rateLimitHints';
 import { isPathSegment } from './validation';
@@ -51,7 +52,8 @@ const TRANSIENT_NETWORK_CODES = new Set([
 
 export interface ApiRequestOptions {
 	qs?: IDataObject;
-	body?: IDataObject | IDataObject[] | Buffer;
+	/** A MultipartBody is read anew, from its first byte, for every attempt (see multipart.ts). */
+	body?: IDataObject | IDataObject[] | Buffer | MultipartBody;
 	headers?: IDataObject;
 	/** Wording for 404 and 409 answers. */
 	errorContext?: ErrorContext;
@@ -155,6 +157,9 @@ export async function apiRequest(
 	};
 	if (options.qs && Object.keys(options.qs).length > 0) request.qs = options.qs;
 	if (options.body !== undefined) request.body = options.body;
+	// Following a redirect means keeping every byte sent until the answer comes (to send them
+	// again): for a streamed file that is the whole file in memory. The API does not redirect.
+	if (options.body instanceof MultipartBody) request.disableFollowRedirect = true;
 
 	for (let attempt = 1; ; attempt++) {
 		const slot = await waitForRequestSlot(pacingKey, perMinute);

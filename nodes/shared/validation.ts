@@ -125,8 +125,31 @@ export function requireDate(value: unknown, field: string): string {
 }
 
 /**
- * A phone number in E.164 (`+` and 8 to 15 digits). Spaces, dashes, dots and brackets are
- * dropped and a leading international `00` becomes `+`; anything else is refused with the value.
+ * What people write around the digits of a phone number and the API does not take: spaces of any
+ * kind, dashes, dots, brackets, slashes, and the invisible direction marks that a number copied
+ * from WhatsApp carries (`+52 1 55 1234-5678`).
+ */
+const PHONE_DECORATION = /[\s\p{Pd}.()/\p{Cf}]/gu;
+
+/** A phone as written, without decoration, and with a leading international `00` as `+`. */
+function phoneDigits(raw: string): string {
+	const phone = raw.replace(PHONE_DECORATION, '');
+	return phone.startsWith('00') ? `+${phone.slice(2)}` : phone;
+}
+
+/** How a phone may be written: said by the description of every field that takes one. */
+export const PHONE_FORMAT_HINT =
+	'international format (+ or 00, the country code and the number; spaces, dashes, dots and brackets are ignored, e.g. +52 1 55 1234 5678)';
+
+/** Whether a list entry is meant as a phone number: it starts with `+` or `00`. */
+export function isPhoneEntry(value: unknown): boolean {
+	return phoneDigits(textOf(value)).startsWith('+');
+}
+
+/**
+ * A phone number in E.164 (`+` and 8 to 15 digits): the one rule of every phone field. Decoration
+ * (see PHONE_DECORATION) is dropped and a leading `00` becomes `+`; anything else is refused with
+ * the value as written.
  */
 export function normalizePhone(value: unknown, field: string): string {
 	const raw = textOf(value);
@@ -136,17 +159,23 @@ export function normalizePhone(value: unknown, field: string): string {
 			'Enter a phone number in international format, e.g. +34600123456.',
 		);
 	}
-	let phone = raw.replace(/[\s\-.()/]/g, '');
-	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
+	const phone = phoneDigits(raw);
 	if (!/^\+[1-9]\d{7,14}$/.test(phone)) {
 		throw new InputError(
 			`${field} "${raw}" is not a phone number in international format`,
-			phone.startsWith('+')
-				? 'Use + followed by the country code and number, 8 to 15 digits in all, e.g. +34600123456.'
-				: 'Add the + and the country code, e.g. +34600123456 instead of 600123456.',
+			phoneAdvice(phone),
 		);
 	}
 	return phone;
+}
+
+function phoneAdvice(phone: string): string {
+	if (phone.lastIndexOf('+') > 0) {
+		return 'It looks like more than one number: give one number per field, or per entry of a list.';
+	}
+	return phone.startsWith('+')
+		? 'Use + followed by the country code and number, 8 to 15 digits in all, e.g. +34600123456.'
+		: 'Add the + and the country code, e.g. +34600123456 instead of 600123456.';
 }
 
 /** A number within [min, max], from a number or numeric text; the error names the field and range. */
@@ -204,44 +233,20 @@ export function requireUrl(value: unknown, field: string): string {
 	return text;
 }
 
+/** Whether text is an email address by the simple `name@domain.tld` shape. */
+export function isEmail(text: string): boolean {
+	return text.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text);
+}
+
 /** An email address by the simple `name@domain.tld` shape, or an error naming the field. */
 export function requireEmail(value: unknown, field: string): string {
 	const text = value === undefined || value === null ? '' : String(value).trim();
 	if (text === '') throw new InputError(`${field} is empty`);
-	if (text.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
+	if (!isEmail(text)) {
 		throw new InputError(
 			`${field} "${text}" is not an email address`,
 			'Use an address like name@example.com.',
 		);
 	}
 	return text;
-}
-
-/**
- * The entries of a list parameter: an array (from an expression), a JSON array written as text,
- * or text with entries separated by commas, spaces, semicolons or new lines. Not empty, and at
- * most `max` entries; `advice` says what to do instead when there are more.
- */
-export function requireList(
-	value: unknown,
-	field: string,
-	{ max, advice }: { max: number; advice?: string },
-): unknown[] {
-	const entries = listEntries(value);
-	if (entries.length === 0) throw new InputError(`${field} is empty`);
-	if (entries.length > max) {
-		throw new InputError(`${field} has ${entries.length} entries; at most ${max}`, advice);
-	}
-	return entries;
-}
-
-function listEntries(value: unknown): unknown[] {
-	if (Array.isArray(value)) return value;
-	if (typeof value === 'number') return [value];
-	if (typeof value !== 'string') return [];
-	const text = value.trim();
-	// JSON that is not an array (or not JSON after all) is read as a list below.
-	const { parsed } = text.startsWith('[') ? parseJson(text) : {};
-	if (Array.isArray(parsed)) return parsed;
-	return text.split(/[\s,;]+/).filter((entry) => entry !== '');
 }

@@ -6,7 +6,9 @@
 //   actions   `n8n execute --id --rawOutput` of two workflows with many nodes: one Voice AI workflow
 //             with all 8 Voice AI operations, one Messenger workflow with all 18 Messenger
 //             operations. Afterwards every one of the API's 26 endpoints (token endpoint aside) must
-//             have answered 2xx, and no request may have failed.
+//             have answered 2xx, and no request may have failed. (Message → Send and Wait for
+//             Response pauses the execution until a person answers, which `n8n execute` cannot
+//             give: sendAndWait.e2e.test.mjs runs it in a running n8n, on both n8n lines.)
 //   triggers  `n8n start`. `n8n execute` cannot run a polling trigger: it only starts from a
 //             Manual Trigger (or Execute Workflow Trigger) and refuses a workflow without one
 //             ("Missing node to start execution"); a poll node next to a Manual Trigger never runs,
@@ -37,6 +39,7 @@ import {
 	assertExecutionSucceeded,
 	cleanupPack,
 	createN8nInstance,
+	executableWorkflow,
 	n8nRestApi,
 	nodeOutput,
 	PACKAGE_NAME,
@@ -124,19 +127,15 @@ function buildWorkflow(id, nodes, { manual = true } = {}) {
 			for (const child of node.to) visit(child, 1, rows++);
 		} else visit(node.name, 0, rows++);
 	}
-	return {
+	return executableWorkflow(
 		id,
-		name: `e2e ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
 		connections,
-		nodes: all.map(({ to, ...node }, i) => ({
+		all.map(({ to, ...node }, i) => ({
 			id: `${id}-${i}`,
 			position: place.get(node.name) ?? [0, 0],
 			...node,
 		})),
-		pinData: {},
-	};
+	);
 }
 
 const credentialRef = (cred) => ({ voiceMessagingApi: { id: cred.id, name: cred.name } });

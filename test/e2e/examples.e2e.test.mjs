@@ -22,12 +22,14 @@ import {
 	createN8nInstance,
 	executionError,
 	logIn,
+	n8nRestApi,
 	nodeOutput,
 	packPackage,
 	ROOT,
 	runManually,
 	sandboxCredential,
 	sandboxModelCredential,
+	waitFor,
 } from './harness.mjs';
 
 /** The credential scripts/start.mjs creates; every example must use exactly this one. */
@@ -463,7 +465,7 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 		assert.match(`${error.message}`, /Missing node to start execution/);
 	});
 
-	describe('trigger examples, run as the editor runs them (Fetch Test Event)', () => {
+	describe('examples run in a running n8n, as the editor runs them (triggers: Fetch Test Event)', () => {
 		/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
 		let server;
 		let session;
@@ -652,6 +654,58 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 10 * 60
 				[chat.id, 'outbound', 'document'],
 			);
 			assert.match(reply.content.caption, /"E2E: is the quote still valid\?"/);
+		});
+
+		it('approve-campaign-cancel: the execution waits for the person on WhatsApp; approving cancels the campaign, declining keeps it', async () => {
+			const workflow = example('approve-campaign-cancel.json');
+			const trigger = nodeOfType(workflow, MANUAL_TRIGGER);
+			const ask = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messenger');
+			assert.equal(ask.parameters.operation, 'sendAndWait');
+			const { rest, runDataOf } = n8nRestApi(session);
+			for (const approved of [true, false]) {
+				const campaign = sandbox.addCampaign({ status: 'in_progress' });
+				const sentBefore = sandbox.state.sent.length;
+				const { executionId } = await rest('POST', `/rest/workflows/${workflow.id}/run`, {
+					triggerToStartFrom: { name: trigger.name },
+				});
+				const sent = await waitFor(
+					() => sandbox.state.sent.length > sentBefore && sandbox.state.sent.at(-1),
+					{
+						timeoutMs: 30_000,
+						describe: () => `nothing sent\n${server.output().slice(-3000)}`,
+					},
+				);
+				assert.equal(sent.recipient, ask.parameters.phone);
+				assert.ok(sent.text.includes(campaign.id), sent.text);
+				await waitFor(async () => (await runDataOf(executionId)).execution.status === 'waiting', {
+					timeoutMs: 30_000,
+					describe: () => `execution ${executionId} is not waiting`,
+				});
+				const link = sent.text.slice(sent.text.lastIndexOf(' ') + 1);
+				const page = await (await fetch(link)).text();
+				assert.ok(page.includes('Cancel it') && page.includes('Keep it running'));
+				const body = new FormData();
+				body.append('approved', String(approved));
+				assert.equal((await fetch(link, { method: 'POST', body })).status, 200);
+				const run = await waitFor(
+					async () => {
+						const data = await runDataOf(executionId);
+						return !['waiting', 'running', 'new'].includes(data.execution.status) && data;
+					},
+					{ timeoutMs: 60_000, describe: () => `execution ${executionId} did not finish` },
+				);
+				assert.equal(run.execution.status, 'success', JSON.stringify(run.error)?.slice(0, 1000));
+				const stored = sandbox.state.campaigns.find((c) => c.id === campaign.id);
+				if (approved) {
+					assert.equal(itemsOf(run.runData, 'Cancel the campaign')[0].status, 'cancelled');
+					assert.equal(stored.status, 'cancelled');
+				} else {
+					assert.deepEqual(itemsOf(run.runData, 'Kept running'), [
+						{ campaignId: campaign.id, outcome: 'declined on WhatsApp' },
+					]);
+					assert.equal(stored.status, 'in_progress');
+				}
+			}
 		});
 	});
 

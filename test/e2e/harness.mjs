@@ -30,6 +30,8 @@ export const N8N_1_VERSION = '1.123.81';
 /**
  * Whether a version is on the n8n 1.x line. What the harness does differently there, all of it
  * marked `n8n 1.x:` below:
+ * - n8n and the npm that installs the package run under Node 22, 2.x's under Node 24 (the Node
+ *   scripts/ensure-n8n.sh gives each line; see ensureN8n);
  * - `n8n start`: /healthz/readiness answers 200 once the database is migrated, a few seconds
  *   before the REST API is mounted (POST /rest/login → 404 "Cannot POST"); 2.x's readiness also
  *   waits for `fullyReady`. So on 1.x `start()` also waits for the REST API;
@@ -238,17 +240,16 @@ export async function runSetupScript(name, ...args) {
 }
 
 /**
- * Installs (once, cached) Node 24 and n8n; returns the n8n binary and the Node 24 bin folder.
+ * Installs (once, cached) n8n and the Node its line runs on (1.x: Node 22, 2.x: Node 24; see
+ * scripts/ensure-n8n.sh); returns the n8n binary and the bin folder of that Node, which goes first
+ * on PATH for every n8n and npm command run for that n8n.
  * @param {string} [version]
  */
 export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
-	const lastLine = (/** @type {string} */ text) => text.split('\n').pop() ?? '';
-	const n8nDir = lastLine(await runSetupScript('ensure-n8n.sh', version));
-	return {
-		n8nDir,
-		n8nBin: join(n8nDir, 'node_modules/.bin/n8n'),
-		nodeBinDir: lastLine(await runSetupScript('ensure-node.sh')),
-	};
+	const [nodeBinDir, n8nDir] = (await runSetupScript('ensure-n8n.sh', version))
+		.split('\n')
+		.slice(-2);
+	return { n8nDir, n8nBin: join(n8nDir, 'node_modules/.bin/n8n'), nodeBinDir };
 }
 
 /** A free TCP port on the loopback interface. */
@@ -353,6 +354,47 @@ export function manualTriggerNode(extra = {}) {
 		parameters: {},
 		...extra,
 	};
+}
+
+/**
+ * A workflow to run with `execute`: Manual Trigger → each node in turn, ids and positions added.
+ * @param {string} id @param {Array<Record<string, unknown>>} nodes each with at least a `name`
+ */
+export function chainWorkflow(id, nodes) {
+	const all = [manualTriggerNode(), ...nodes];
+	const connections = {};
+	for (let i = 0; i < all.length - 1; i++) {
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return executableWorkflow(
+		id,
+		connections,
+		all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
+	);
+}
+
+/**
+ * The record `import:workflow` takes for a workflow to run with `execute`: inactive, execution
+ * order v1 (the order n8n gives new workflows).
+ * @param {string} id @param {Record<string, unknown>} connections @param {Array<Record<string, unknown>>} nodes
+ */
+export function executableWorkflow(id, connections, nodes) {
+	return {
+		id,
+		name: `e2e ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections,
+		nodes,
+		pinData: {},
+	};
+}
+
+/** The median of some numbers (benchmarks: the middle of repeated runs). @param {number[]} values */
+export function median(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = sorted.length >> 1;
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /**
@@ -506,8 +548,10 @@ export async function createN8nInstance({
 		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2),
 	);
 	// Zero runtime dependencies; the peer n8n-workflow comes from n8n itself, so npm must not
-	// fetch it (--legacy-peer-deps). Nothing here needs the network.
-	await run(
+	// fetch it (--legacy-peer-deps). Nothing here needs the network. npm runs under the Node of
+	// that n8n, as a user's would: what it prints (an EBADENGINE warning) is kept in `installOutput`.
+	const path = `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`;
+	const install = await run(
 		'npm',
 		[
 			'install',
@@ -519,7 +563,7 @@ export async function createN8nInstance({
 			'--prefer-offline',
 			'--no-package-lock',
 		],
-		{ cwd: nodesDir, timeoutMs: 120_000 },
+		{ cwd: nodesDir, env: { ...process.env, PATH: path }, timeoutMs: 120_000 },
 	);
 
 	// n8n's task broker listens even for `n8n execute`; a fixed port would clash with any other n8n.
@@ -528,7 +572,7 @@ export async function createN8nInstance({
 		...process.env,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		PATH: `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`,
+		PATH: path,
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
 		N8N_DIAGNOSTICS_ENABLED: 'false',
@@ -577,6 +621,7 @@ export async function createN8nInstance({
 		n8nBin,
 		n8nDir,
 		nodeBinDir,
+		installOutput: `${install.stdout}${install.stderr}`,
 		stderrLog,
 		n8n,
 		/** @param {Array<{ id: string, name: string, type: string, data: object }>} credentials */

@@ -40,18 +40,29 @@ const NOOP_NODE = POLL_NOOP_NODE;
 const WORKFLOW_ID = 'e2eMsgReceived01';
 const CREDENTIAL = { id: 'e2eMsgRecvCred01', name: 'Message Received client (e2e)' };
 const CLIENT = DEMO_CLIENTS.messengerOnly;
+/**
+ * A second workflow, with its own client (its polls do not count as the first one's), watching a
+ * chat by ID and a phone written as WhatsApp shows numbers, in one Chats list.
+ */
+const BOTH = {
+	workflowId: 'e2eMsgReceived02',
+	credential: { id: 'e2eMsgRecvCred02', name: 'Message Received, chat and phone (e2e)' },
+	client: DEMO_CLIENTS.full,
+	phoneAsWritten: '+52 1 55 9999 9999',
+	phone: '+5215599999999',
+};
 /** Seconds from writing the workflow until n8n has made its baseline poll (import, activate, start). */
 const EXPECTED_STARTUP_S = 30;
 const CHANGE_MARGIN_S = 12;
 
-function workflow(chats, cronSecond) {
+function workflow(chats, cronSecond, { id = WORKFLOW_ID, credential = CREDENTIAL } = {}) {
 	return pollingWorkflow({
-		id: WORKFLOW_ID,
-		name: 'e2e message received',
+		id,
+		name: `e2e message received ${id}`,
 		triggerName: TRIGGER_NODE,
 		type: TRIGGER_TYPE,
 		parameters: { event: 'messageReceived', chats, direction: 'inbound', messageTypes: [] },
-		credential: CREDENTIAL,
+		credential,
 		cronSecond,
 	});
 }
@@ -66,21 +77,26 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	/** @type {ReturnType<typeof n8nRestApi>} */
 	let api;
 	let cronSecond = 0;
-	/** The chat watched from the start, and the one added to the list later. */
+	/** The chat watched from the start, the one added to the list later, and the second workflow's. */
 	let chatA;
 	let chatB;
+	let chatC;
 	/** Every message ID the workflow was started with, in order, across all executions. */
 	const reported = [];
 	const seenExecutions = new Set();
 
-	/** Polls so far: each poll reads chat A's history (one request or more) once per poll, page 1. */
-	const pollCount = () =>
+	/**
+	 * Polls so far of the first workflow (or of the one with `client`, watching `chat`): each poll
+	 * reads the watched chat's history (one request or more) once per poll, page 1.
+	 */
+	const pollCount = (client = CLIENT, chat = chatA) =>
 		sandbox.log.filter(
 			(e) =>
-				e.clientId === CLIENT.clientId &&
-				e.path === `/api/v1/messenger/messages/chat/${chatA.id}` &&
+				e.clientId === client.clientId &&
+				e.path === `/api/v1/messenger/messages/chat/${chat.id}` &&
 				String(e.query.page) === '1',
 		).length;
+	const pollCountOfBoth = () => pollCount(BOTH.client, chatC);
 
 	const diagnostics = () => pollDiagnostics(sandbox, server);
 
@@ -98,23 +114,26 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	const restApi = (cookie) =>
 		n8nRestApi({ baseUrl: server.baseUrl, cookie, n8nDir: n8n.n8nDir, browserId: BROWSER_ID });
 
-	async function activate() {
+	async function activate(id = WORKFLOW_ID) {
 		const args = isN8n1(N8N_VERSION)
-			? ['update:workflow', `--id=${WORKFLOW_ID}`, '--active=true']
-			: ['publish:workflow', `--id=${WORKFLOW_ID}`];
+			? ['update:workflow', `--id=${id}`, '--active=true']
+			: ['publish:workflow', `--id=${id}`];
 		await n8n.n8n(args);
 	}
 
-	/** Waits for a poll after `pollsBefore`, then for the executions it started to finish: their items. */
-	async function messagesOfNextPoll(pollsBefore) {
-		await waitFor(() => pollCount() > pollsBefore, {
+	/**
+	 * Waits for a poll after `pollsBefore`, then for the executions it started to finish: their
+	 * items. The first workflow's, or the one `workflowId` names, whose polls `polls` counts.
+	 */
+	async function messagesOfNextPoll(pollsBefore, workflowId = WORKFLOW_ID, polls = pollCount) {
+		await waitFor(() => polls() > pollsBefore, {
 			timeoutMs: 90_000,
 			describe: () => `no poll after ${pollsBefore}${diagnostics()}`,
 		});
 		await sleep(3_000);
 		const fresh = await waitFor(
 			async () => {
-				const list = (await api.executionsOf(WORKFLOW_ID)).filter((e) => !seenExecutions.has(e.id));
+				const list = (await api.executionsOf(workflowId)).filter((e) => !seenExecutions.has(e.id));
 				return list.every((e) => e.status !== 'running' && e.status !== 'new') ? list : undefined;
 			},
 			{ timeoutMs: 60_000, describe: () => `executions did not finish${diagnostics()}` },
@@ -153,17 +172,23 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
-		[chatA, chatB] = sandbox.state.chats;
+		[chatA, chatB, chatC] = sandbox.state.chats;
 		const tarball = await packPackage();
 		n8n = await createN8nInstance({
 			tarball,
 			version: N8N_VERSION,
 			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
 		});
-		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, CLIENT)]);
+		await n8n.importCredentials([
+			sandboxCredential(CREDENTIAL, sandbox, CLIENT),
+			sandboxCredential(BOTH.credential, sandbox, BOTH.client),
+		]);
 		cronSecond = Math.floor(Date.now() / 1000 + EXPECTED_STARTUP_S + CHANGE_MARGIN_S) % 60;
 		await n8n.importWorkflow(workflow(chatA.id, cronSecond));
 		await activate();
+		const chats = `${chatC.id}, ${BOTH.phoneAsWritten}`;
+		await n8n.importWorkflow(workflow(chats, cronSecond, { id: BOTH.workflowId, ...BOTH }));
+		await activate(BOTH.workflowId);
 		await startN8n();
 	});
 
@@ -201,6 +226,35 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		assert.deepEqual(
 			executions[0].map((i) => [i.messageId, i.chatId, i.direction, i.type, i.text]),
 			[[message.id, chatA.id, 'inbound', 'text', 'Is the quote still valid?']],
+		);
+	});
+
+	it('a trigger watching "<chat ID>, +52 1 55 9999 9999" activates and reports messages of both', async () => {
+		// Activated with the first workflow: the phone (no chat yet) was looked up as +5215599999999.
+		await afterAPoll();
+		const polls = pollCountOfBoth();
+		assert.ok(polls >= 1, `the second workflow did not poll${diagnostics()}`);
+		assert.deepEqual(await api.executionsOf(BOTH.workflowId), []);
+		const checks = sandbox.log.filter(
+			(e) => e.clientId === BOTH.client.clientId && e.path.endsWith('/chats/check-existing'),
+		);
+		assert.ok(checks.length >= 1);
+		for (const check of checks)
+			assert.deepEqual([check.query.phone, check.status], [BOTH.phone, 200]);
+		const [inChat] = sandbox.customerWrites({ chatId: chatC.id, text: 'About my order' }).items;
+		const written = sandbox.customerWrites({ phone: BOTH.phone, text: 'Hola, soy cliente nuevo' });
+		const executions = await messagesOfNextPoll(polls, BOTH.workflowId, pollCountOfBoth);
+		const byId = (a, b) => (a[0] < b[0] ? -1 : 1);
+		assert.deepEqual(
+			executions
+				.flat()
+				.map((i) => [i.messageId, i.chatId, i.phone, i.text])
+				.sort(byId),
+			[
+				[inChat.id, chatC.id, null, 'About my order'],
+				[written.items[0].id, written.chat.id, BOTH.phone, 'Hola, soy cliente nuevo'],
+			].sort(byId),
+			diagnostics(),
 		);
 	});
 

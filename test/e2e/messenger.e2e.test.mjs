@@ -5,7 +5,8 @@
 // Three n8n instances, each with its own sandbox (so token requests count per instance):
 //   main       n8n's own binary data mode (no N8N_DEFAULT_BINARY_DATA_MODE; in 2.41.1 that is
 //              `filesystem`), used by most tests;
-//   filesystem N8N_DEFAULT_BINARY_DATA_MODE=filesystem, a 3 MiB file read from disk;
+//   filesystem N8N_DEFAULT_BINARY_DATA_MODE=filesystem, a 30 MiB file read from disk (streamed
+//              from n8n's store; its sandbox takes uploads up to 64 MiB);
 //   memory     N8N_DEFAULT_BINARY_DATA_MODE=default, the in-memory mode (binary data as base64
 //              inside the item, n8n 1.x's default).
 import assert from 'node:assert/strict';
@@ -18,6 +19,7 @@ import { after, before, describe } from 'node:test';
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
 import {
 	assertExecutionSucceeded,
+	chainWorkflow,
 	cleanupPack,
 	createN8nInstance,
 	nodeOutput,
@@ -35,28 +37,10 @@ const { version: N8N_VERSION, title, it } = suiteOptions('Messenger node in a re
 const MESSENGER_TYPE = `${PACKAGE_NAME}.messenger`;
 const CREDENTIAL = { id: 'e2eMsgrCred0001', name: 'Messenger sandbox (e2e)' };
 const MEDIA_FILE_PATH = '/api/v1/messenger/messages/send/media-file';
-const BIG_FILE_BYTES = 3 * 1024 * 1024;
+const BIG_FILE_BYTES = 30 * 1024 * 1024;
 
 const sha256 = (buffer) => createHash('sha256').update(buffer).digest('hex');
 const unique = () => randomBytes(4).toString('hex');
-
-/** A workflow: Manual Trigger → each node in turn. */
-function chainWorkflow(id, nodes) {
-	const all = [manualTriggerNode(), ...nodes];
-	const connections = {};
-	for (let i = 0; i < all.length - 1; i++) {
-		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return {
-		id,
-		name: `e2e ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections,
-		nodes: all.map((node, i) => ({ id: `${id}-${i}`, position: [i * 220, 0], ...node })),
-		pinData: {},
-	};
-}
 
 /** A Messenger node using the test credential. */
 const messenger = (name, parameters, settings = {}) => ({
@@ -118,8 +102,8 @@ function filesBelow(dir) {
 }
 
 /** An n8n instance with its own sandbox and the credential imported. */
-async function setUp(tarball, extraEnv) {
-	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+async function setUp(tarball, extraEnv, sandboxOptions = {}) {
+	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', ...sandboxOptions });
 	const n8n = await createN8nInstance({ tarball, extraEnv, version: N8N_VERSION });
 	await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 	let executions = 0;
@@ -215,10 +199,11 @@ describe(title, { timeout: 20 * 60_000 }, () => {
 		const tarball = await packPackage();
 		[main, filesystem, memory] = await Promise.all([
 			setUp(tarball, {}),
-			setUp(tarball, {
-				N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
-				N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
-			}),
+			setUp(
+				tarball,
+				{ N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
+				{ maxUploadBytes: 64 * 1024 * 1024 },
+			),
 			setUp(tarball, { N8N_DEFAULT_BINARY_DATA_MODE: 'default' }),
 		]);
 
@@ -247,7 +232,7 @@ describe(title, { timeout: 20 * 60_000 }, () => {
 			const fileName = `clip-${unique()}.mp4`;
 			const filePath = join(filesDir, fileName);
 			writeFileSync(filePath, bytes);
-			const caption = 'The 3 MiB clip';
+			const caption = 'The 30 MiB clip';
 			plans.bigUpload = {
 				workflow: chainWorkflow('e2eMsgrUpload03', [
 					{
@@ -391,7 +376,7 @@ describe(title, { timeout: 20 * 60_000 }, () => {
 		assertOneUpload(memory, result, 0, expected);
 	});
 
-	it('Send Media File of a 3 MiB file read from disk (N8N_DEFAULT_BINARY_DATA_MODE=filesystem)', async () => {
+	it('Send Media File of a 30 MiB file read from disk (N8N_DEFAULT_BINARY_DATA_MODE=filesystem)', async () => {
 		const { workflow, bytes, expected } = plans.bigUpload;
 		const n8nFolder = join(filesystem.n8n.userFolder, '.n8n');
 		const filesBefore = new Set(filesBelow(n8nFolder));
@@ -520,5 +505,27 @@ describe(title, { timeout: 20 * 60_000 }, () => {
 		);
 		assert.equal(main.sandbox.state.messages.length, messagesBefore + 1, 'nothing sent twice');
 		assert.equal(main.sandbox.tokensIssued, 2);
+	});
+
+	it('a token that expired just before a streamed upload (filesystem mode): one new token, the file read again and sent once', async () => {
+		const { workflow, expected } = plans.bigUpload;
+		filesystem.sandbox.expireTokens();
+		filesystem.sandbox.clearLog();
+		const uploadsBefore = filesystem.sandbox.state.uploads.length;
+		const messagesBefore = filesystem.sandbox.state.messages.length;
+		const result = await filesystem.run(workflow.id);
+		const [fileItem] = rawItems(result, 'Read File');
+		assert.match(String(fileItem.binary.data.id), /^filesystem(-v2)?:/, 'streamed from the store');
+		assertOneUpload(filesystem, result, uploadsBefore, expected);
+		assert.deepEqual(
+			filesystem.sandbox.log.map((entry) => [entry.method, entry.path, entry.status]),
+			[
+				['POST', MEDIA_FILE_PATH, 401],
+				['POST', TOKEN_PATH, 200],
+				['POST', MEDIA_FILE_PATH, 200],
+			],
+		);
+		assert.equal(filesystem.sandbox.state.messages.length, messagesBefore + 1);
+		assert.equal(filesystem.sandbox.tokensIssued, 2);
 	});
 });

@@ -7,7 +7,8 @@
 //               token, resend) and the renewed token stored. Its other tests show as skipped here.
 //   Messenger   messenger.e2e.test.mjs, every test: Send Media File in n8n 1.x's default binary
 //               mode (in memory), in-memory and filesystem modes, contacts, broadcasts, one token,
-//               and the upload right after the token expired (401, token, 200, exactly one upload).
+//               and the upload right after the token expired (401, token, 200, exactly one upload),
+//               also for a 30 MiB file streamed from the filesystem store (read again for the resend).
 //   Credential  credentialTest.e2e.test.mjs, every test of the Test button (the harness sets the
 //               owner up through the REST API on 1.x).
 // Every test of both suite files also passes on 1.x when run directly, e.g.

@@ -20,7 +20,7 @@ export function binaryItem(data, options = {}) {
 export const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
 /**
- * Parses a multipart/form-data body. File names are read as UTF-8 (busboy's default is latin1) and
+ * Parses a multipart/form-data body (a Buffer or a MultipartBody). File names are read as UTF-8 (busboy's default is latin1) and
  * with any path kept (busboy's default keeps only the part after the last slash).
  * @returns {Promise<{ fields: Array<[string, string]>, files: Array<{ name: string, fileName: string, mimeType: string, data: Buffer }> }>}
  */
@@ -48,6 +48,8 @@ export function parseMultipart(body, contentType) {
 		});
 		parser.on('close', () => resolve({ fields, files }));
 		parser.on('error', reject);
-		Readable.from([body]).pipe(parser);
+		// A Buffer, or a Blob-like body (MultipartBody) read as axios reads it: a fresh stream().
+		const source = Buffer.isBuffer(body) ? [body] : body.stream();
+		Readable.from(source, { objectMode: false }).pipe(parser);
 	});
 }

@@ -1,8 +1,10 @@
 // Test doubles for n8n's execution contexts. The HTTP layer mirrors what n8n-core does in
 // httpRequestWithAuthentication (preAuthentication when the token is empty, one refresh and
 // resend on 401, errors wrapped in NodeApiError), so nodes meet the same behaviour as in n8n.
+import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
+import { Readable } from 'node:stream';
 
 import { NodeApiError } from './n8n.mjs';
 
@@ -59,7 +61,26 @@ function buildUrl(options) {
 	return url;
 }
 
-/** One HTTP exchange with node:http, as axios does it in n8n: a Buffer body is written as it is, not copied. */
+/** Whether a body is a Blob to axios (its test: the `Blob` tag), as MultipartBody is. */
+const isBlobLike = (body) => Object.prototype.toString.call(body) === '[object Blob]';
+
+/** Writes a Blob-like body's stream() into a request as axios does: chunk by chunk, with backpressure. */
+async function writeBlob(request, blob) {
+	try {
+		for await (const chunk of blob.stream()) {
+			if (request.destroyed) return;
+			if (!request.write(chunk)) await once(request, 'drain');
+		}
+		request.end();
+	} catch (error) {
+		request.destroy(error);
+	}
+}
+
+/**
+ * One HTTP exchange with node:http, as axios does it in n8n: a Buffer body is written as it is,
+ * not copied; a Blob-like body is streamed from a fresh stream().
+ */
 function exchange(url, method, headers, body) {
 	return new Promise((resolve, reject) => {
 		const request = (url.protocol === 'https:' ? https : http).request(
@@ -80,7 +101,8 @@ function exchange(url, method, headers, body) {
 			},
 		);
 		request.on('error', reject);
-		request.end(body);
+		if (isBlobLike(body)) writeBlob(request, body);
+		else request.end(body);
 	});
 }
 
@@ -89,13 +111,17 @@ export async function fetchHttpRequest(options) {
 	const url = buildUrl(options);
 	const headers = { ...(options.headers ?? {}) };
 	let body = options.body;
-	if (body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string') {
+	if (isBlobLike(body)) {
+		headers['Content-Type'] = body.type;
+		headers['Content-Length'] = String(body.size);
+	} else if (body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string') {
 		body = JSON.stringify(body);
 		if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
 			headers['Content-Type'] = 'application/json';
 		}
 	}
-	if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
+	if (body !== undefined && !isBlobLike(body))
+		headers['Content-Length'] = String(Buffer.byteLength(body));
 	const response = await exchange(url, options.method ?? 'GET', headers, body);
 	let data = response.text;
 	try {
@@ -191,6 +217,9 @@ function resolveParameter(params, name, itemIndex, fallback, options) {
 /**
  * An IExecuteFunctions double. `params` is an object or `(itemIndex) => object`; `http` is the
  * authenticated request function (createAuthenticatedHttp(...).httpRequestWithAuthentication).
+ * Binary data in memory is base64 in the item (or the Buffer in `binary[property]`); binary data
+ * n8n stores outside memory is an item whose binary field has an `id`, and `stored[id]` is
+ * `{ bytes, reads }` (`reads` counts getBinaryStream calls).
  */
 export function createExecuteContext({
 	params,
@@ -200,7 +229,13 @@ export function createExecuteContext({
 	continueOnFail = false,
 	node = TEST_NODE,
 	binary = {},
+	stored = {},
 }) {
+	const storedFile = (id) => {
+		const file = stored[id];
+		if (!file) throw new Error(`no stored binary data ${id}`);
+		return file;
+	};
 	return {
 		getInputData: () => items,
 		getNode: () => node,
@@ -224,10 +259,22 @@ export function createExecuteContext({
 			},
 			getBinaryDataBuffer: async (itemIndex, property) => {
 				const data = items[itemIndex].binary[property];
+				if (data.id) return Buffer.from(storedFile(data.id).bytes);
 				return binary[property] ?? Buffer.from(data.data, 'base64');
+			},
+			getBinaryMetadata: async (id) => ({ fileSize: storedFile(id).bytes.length }),
+			getBinaryStream: async (id) => {
+				const file = storedFile(id);
+				file.reads++;
+				return Readable.from(chunksOf(file.bytes), { objectMode: false });
 			},
 		},
 	};
+}
+
+/** A Buffer in 64 KiB chunks, as a file stream reads it. */
+function* chunksOf(bytes) {
+	for (let at = 0; at < bytes.length; at += 65536) yield bytes.subarray(at, at + 65536);
 }
 
 /** A load-options context (resource locator searches). */

@@ -166,7 +166,7 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 
 	it('an unknown chat ID is logged and dropped; Fetch Test Event gives the latest real message', async () => {
 		const chat = sandbox.state.chats[5];
-		const w = watcher(sandbox, { chats: `${chat.id} cht_does_not_exist` });
+		const w = watcher(sandbox, { chats: `${chat.id}\ncht_does_not_exist` });
 		const first = await w.poll();
 		assert.match(first.warnings.join('\n'), /"cht_does_not_exist" was not found/);
 		const [latest] = sandbox.customerWrites({

@@ -778,6 +778,29 @@ describe('messenger', () => {
 		assert.equal(sandbox.state.uploads.length, 0);
 	});
 
+	test('maxUploadBytes: a file of exactly that size is taken, one byte more is refused', async (t) => {
+		const { sandbox } = await startWithClient(t, { maxUploadBytes: 1000 });
+		const token = await tokenFor(sandbox);
+		const statuses = [];
+		for (const size of [1000, 1001]) {
+			const form = new FormData();
+			form.append('chatId', sandbox.state.chats[0].id);
+			form.append('file', new Blob([new Uint8Array(size)], { type: 'video/mp4' }), 'a.mp4');
+			const response = await fetch(`${sandbox.url}/api/v1/messenger/messages/send/media-file`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${token}` },
+				body: form,
+			});
+			statuses.push([response.status, (await response.json()).message]);
+		}
+		assert.equal(statuses[0][0], 200);
+		assert.deepEqual(statuses[1], [413, 'file must not be larger than 1000 bytes (0 MB)']);
+		assert.deepEqual(
+			sandbox.state.uploads.map((upload) => upload.size),
+			[1000],
+		);
+	});
+
 	test('validates send payloads with 400 message arrays', async (t) => {
 		const { sandbox, api } = await startWithClient(t);
 		const chatId = sandbox.state.chats[0].id;

@@ -120,7 +120,7 @@ describe('chat cursor', () => {
 
 describe('Chats parameter', () => {
 	it('reads chat IDs and phones (normalised), once each, from text or an array', () => {
-		assert.deepEqual(watchEntries('cht_1, +34-600-123-456\n0034600123456 cht_1'), [
+		assert.deepEqual(watchEntries('cht_1, +34-600-123-456\n 0034 600 123 456 ;cht_1'), [
 			{ key: 'cht_1', chatId: 'cht_1' },
 			{ key: '+34600123456', phone: '+34600123456' },
 		]);
@@ -141,7 +141,24 @@ describe('Chats parameter', () => {
 			},
 		);
 		assert.throws(() => watchEntries('cht_1, +3412'), /Chat 2 "\+3412" is not a phone number/);
-		assert.throws(() => watchEntries('cht_1 ../auth'), /Chat 2 "..\/auth" is not a valid ID/);
+		assert.throws(() => watchEntries('cht_1; ../auth'), /Chat 2 "..\/auth" is not a valid ID/);
+		// A space belongs to an entry (phones have them): IDs separated by spaces are one bad entry.
+		assert.throws(
+			() => watchEntries('cht_1 cht_2'),
+			(error) => {
+				assert.match(error.message, /^Chat "cht_1 cht_2" contains a space$/);
+				assert.match(error.description, /commas, semicolons or new lines/);
+				return true;
+			},
+		);
+		assert.throws(
+			() => watchEntries('+34 600 123 456 +34 600 123 457'),
+			(error) => {
+				assert.match(error.message, /^Chat "\+34 600 123 456 \+34 600 123 457" is not a phone/);
+				assert.match(error.description, /more than one number/);
+				return true;
+			},
+		);
 		assert.throws(() => watchEntries(''), /Chats is empty/);
 	});
 
@@ -240,7 +257,7 @@ describe('Message Received polls', () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
 		api.add('cht_b', message('cht_b', 0));
-		const t = trigger(api, { chats: 'cht_a cht_b' });
+		const t = trigger(api, { chats: 'cht_a; cht_b' });
 		await t.poll();
 		const [a1] = api.add('cht_a', message('cht_a', 1));
 		const [b1] = api.add('cht_b', message('cht_b', 1));
@@ -273,7 +290,7 @@ describe('Message Received polls', () => {
 	it('an unknown chat ID is logged and dropped; it is not asked for again while listed', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
-		const t = trigger(api, { chats: 'cht_a cht_gone' });
+		const t = trigger(api, { chats: 'cht_a\ncht_gone' });
 		const first = await t.poll();
 		assert.match(first.warnings.join('\n'), /chat "cht_gone" was not found; it is not watched/);
 		assert.equal(t.state().chats.cht_gone.missing, true);

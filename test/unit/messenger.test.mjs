@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
@@ -33,7 +34,7 @@ const NODE = {
 async function run(
 	params,
 	respond = () => ({}),
-	{ items = [{ json: {} }], continueOnFail = false, binary } = {},
+	{ items = [{ json: {} }], continueOnFail = false, binary, stored } = {},
 ) {
 	const { http, calls } = scriptedHttp(respond, NODE);
 	const context = createExecuteContext({
@@ -42,6 +43,7 @@ async function run(
 		http,
 		continueOnFail,
 		binary,
+		stored,
 		credentials: { baseUrl: 'https://api.example.com' },
 	});
 	const output = await node.execute.call(context);
@@ -70,6 +72,7 @@ describe('Messenger node description', () => {
 		assert.deepEqual(operationsOf('message'), [
 			'get',
 			'removeReaction',
+			'sendAndWait',
 			'sendLocation',
 			'sendMedia',
 			'sendMediaFile',
@@ -544,7 +547,7 @@ describe('Send Media File', () => {
 		...extra,
 	});
 
-	it('sends a multipart Buffer with the file, its name and MIME type, chatId and caption', async () => {
+	it('sends a multipart body with the file, its name and MIME type, chatId and caption', async () => {
 		const { output, calls } = await run(
 			params({ caption: 'Your "invoice"' }),
 			() => ({ id: 'msg_9' }),
@@ -556,11 +559,11 @@ describe('Send Media File', () => {
 		const [call] = calls;
 		assert.equal(call.method, 'POST');
 		assert.equal(call.url, `${M}/messages/send/media-file`);
-		assert.ok(
-			Buffer.isBuffer(call.body),
-			'a Buffer, which n8n can send again after a token refresh',
-		);
 		assert.match(call.headers['Content-Type'], /^multipart\/form-data; boundary=/);
+		assert.equal(call.body.type, call.headers['Content-Type']);
+		assert.equal(call.disableFollowRedirect, true, 'a redirect would keep the body in memory');
+		const sent = Buffer.concat(await Array.fromAsync(call.body.stream()));
+		assert.equal(call.body.size, sent.length, 'the size sent as Content-Length is exact');
 		const parsed = await parseMultipart(call.body, call.headers['Content-Type']);
 		assert.deepEqual(parsed.fields, [
 			['chatId', 'cht_1'],
@@ -619,23 +622,74 @@ describe('Send Media File', () => {
 		assert.equal(parsed.files[0].mimeType, 'text/csv');
 	});
 
-	it('reads the bytes through getBinaryDataBuffer, so filesystem binary mode works too', async () => {
-		const bytes = Buffer.from('stored on disk, not in the item');
-		const item = {
-			json: {},
-			binary: {
-				data: {
-					data: 'filesystem-v2',
-					id: 'filesystem-v2:workflows/1/executions/2/binary_data/abc',
-					mimeType: 'video/mp4',
-					fileName: 'clip.mp4',
+	const storedItem = (id, mimeType = 'video/mp4') => ({
+		json: {},
+		binary: { data: { data: 'filesystem-v2', id, mimeType, fileName: 'clip.mp4' } },
+	});
+
+	it('streams a file n8n stores outside memory, from a fresh stream on every send', async () => {
+		const bytes = randomBytes(200_000);
+		const id = 'filesystem-v2:workflows/1/executions/2/binary_data/abc';
+		const stored = { [id]: { bytes, reads: 0 } };
+		const { calls } = await run(params({ caption: 'clip' }), () => ({}), {
+			items: [storedItem(id)],
+			stored,
+		});
+		assert.equal(stored[id].reads, 0, 'nothing is read before the body is sent');
+		const body = calls[0].body;
+		const first = await parseMultipart(body, body.type);
+		assert.ok(first.files[0].data.equals(bytes));
+		assert.equal(first.files[0].mimeType, 'video/mp4');
+		assert.deepEqual(first.fields, [
+			['chatId', 'cht_1'],
+			['caption', 'clip'],
+		]);
+		// Sent again (a 429, or n8n resending after renewing a token): the file is read anew.
+		const second = Buffer.concat(await Array.fromAsync(body.stream()));
+		assert.equal(stored[id].reads, 2);
+		assert.equal(second.length, body.size);
+		assert.ok(second.includes(bytes));
+	});
+
+	it('sends bytes held in memory as they are, without a copy', async () => {
+		const bytes = Buffer.from('in the item, base64 in n8n 1.x memory mode');
+		const { calls } = await run(params(), () => ({}), {
+			items: [binaryItem(bytes, { mimeType: 'text/plain' })],
+			binary: { data: bytes },
+		});
+		const chunks = await Array.fromAsync(calls[0].body.stream());
+		assert.ok(
+			chunks.some((chunk) => chunk === bytes),
+			'the Buffer n8n decoded is sent itself',
+		);
+	});
+
+	it('fails the send when a stored file is longer or shorter than its size', async () => {
+		for (const actual of [12, 8]) {
+			const id = `filesystem-v2:x/${actual}`;
+			const stored = { [id]: { bytes: Buffer.alloc(10, 1), reads: 0 } };
+			const { calls } = await run(params(), () => ({}), { items: [storedItem(id)], stored });
+			// The file changed in the store after its size was read.
+			stored[id].bytes = Buffer.alloc(actual, 1);
+			await assert.rejects(
+				Array.fromAsync(calls[0].body.stream()),
+				/"clip.mp4" changed while it was sent: it no longer has 10 bytes/,
+			);
+		}
+	});
+
+	it('an empty stored file is refused before any request', async () => {
+		const id = 'filesystem-v2:x/empty';
+		await assert.rejects(
+			run(
+				params(),
+				() => {
+					throw new Error('sent');
 				},
-			},
-		};
-		const { calls } = await run(params(), () => ({}), { items: [item], binary: { data: bytes } });
-		const parsed = await parseMultipart(calls[0].body, calls[0].headers['Content-Type']);
-		assert.ok(parsed.files[0].data.equals(bytes));
-		assert.equal(parsed.files[0].mimeType, 'video/mp4');
+				{ items: [storedItem(id)], stored: { [id]: { bytes: Buffer.alloc(0), reads: 0 } } },
+			),
+			/The file in "data" is empty \(0 bytes\)/,
+		);
 	});
 
 	it('allows images, video, audio and the listed documents only', () => {

@@ -1,17 +1,34 @@
-// The Node.js version the dev tools need is one fact: package.json "engines". The files that
-// repeat it for their own tools (.nvmrc, the GitHub workflows, the Node that
-// scripts/ensure-node.sh installs, the README's set-up line) must name the same major version.
+// The Node.js version the dev tools need is one fact: package.json "devEngines" (npm 11 reads
+// devEngines.runtime; scripts/node24.mjs runs the scripts under it). The files that repeat it for
+// their own tools (.nvmrc, the GitHub workflows, the Node that scripts/ensure-node.sh installs, the
+// README's set-up line) must name the same major version. "engines" is another fact: what the
+// published package needs where n8n runs it (test/e2e/package.e2e.test.mjs checks it against n8n).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
-const engines = JSON.parse(read('package.json')).engines.node;
-const required = Number(/^>=(\d+)$/.exec(engines)?.[1]);
+const manifest = JSON.parse(read('package.json'));
+const runtime = manifest.devEngines.runtime;
+const required = Number(/^>=(\d+)$/.exec(runtime.version)?.[1]);
 
 describe('the Node.js version the dev tools need', () => {
-	it('is a plain minimum major version in package.json engines', () => {
-		assert.ok(required > 0, `engines.node is ${engines}`);
+	it('is a plain minimum major version in package.json devEngines.runtime', () => {
+		assert.equal(runtime.name, 'node');
+		assert.ok(required > 0, `devEngines.runtime.version is ${runtime.version}`);
+		// npm refuses `npm start` under an older Node when onFail is "error" (the default): warn,
+		// and let scripts/node24.mjs run the script under the Node it needs.
+		assert.equal(runtime.onFail, 'warn');
+	});
+
+	it('is newer than the Node the published package asks for (engines), where n8n runs it', () => {
+		const minimum = /^>=(\d+)\.(\d+)$/.exec(manifest.engines.node);
+		assert.ok(minimum, `engines.node is ${manifest.engines.node}`);
+		assert.ok(Number(minimum[1]) < required);
 	});
 
 	it('is the one .nvmrc names', () => {
@@ -37,5 +54,71 @@ describe('the Node.js version the dev tools need', () => {
 	it('is the one the README names for a fresh clone', () => {
 		const setUp = /On a fresh clone[^]*?Node\.js (\d+)/.exec(read('README.md'));
 		assert.equal(Number(setUp?.[1]), required);
+	});
+});
+
+describe('the Node.js each tested n8n line runs on', () => {
+	const ensureN8n = read('scripts/ensure-n8n.sh');
+	const rule =
+		/if \[\[ "\$N8N_VERSION" == 1\.\* \]\]; then node_major=(\d+); else node_major=(\d+); fi/.exec(
+			ensureN8n,
+		);
+
+	it('is one scripts/ensure-node.sh installs: 1.x on the older, 2.x on the dev tools’ Node', () => {
+		assert.ok(rule, 'scripts/ensure-n8n.sh picks the Node by the n8n line');
+		const [, line1, line2] = rule.map(Number);
+		assert.equal(line2, required);
+		assert.ok(line1 < required);
+		const installed = new RegExp(`NODE${line1}_VERSION:-(\\d+)\\.\\d+\\.\\d+\\}`);
+		assert.equal(Number(installed.exec(read('scripts/ensure-node.sh'))?.[1]), line1);
+		assert.match(read('scripts/ensure-node.sh'), new RegExp(`\\n  ${line1}\\) version=`));
+	});
+
+	it('is the one the README’s Tested n8n versions table names per line', () => {
+		const rows = [...read('README.md').matchAll(/^\| (\d+)\.[\d.]+ +\| (\d+) +\|/gm)];
+		assert.deepEqual(
+			rows.map(([, major, node]) => [major, Number(node)]),
+			[
+				['2', rule?.[2] && Number(rule[2])],
+				['1', rule?.[1] && Number(rule[1])],
+			],
+		);
+	});
+});
+
+describe('scripts/node24.mjs, the launcher of the scripts that need the dev tools’ Node', () => {
+	const launcher = fileURLToPath(new URL('../../scripts/node24.mjs', import.meta.url));
+	const launch = (...args) =>
+		spawnSync(process.execPath, [launcher, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+	it('starts npm start, the tests, the benchmarks and the screenshots', () => {
+		for (const name of ['start', 'test', 'test:queue', 'bench', 'screenshots']) {
+			assert.match(manifest.scripts[name], /(^| )node scripts\/node24\.mjs /, name);
+		}
+	});
+
+	it('passes Node options given before `--` to the script’s Node, and its arguments after', () => {
+		const dir = mkdtempSync(join(tmpdir(), 'node24-launch-'));
+		try {
+			const script = join(dir, 'show.mjs');
+			writeFileSync(
+				script,
+				'console.log(JSON.stringify([typeof globalThis.gc, process.argv.slice(2)]));\n',
+			);
+			const withOptions = launch('--expose-gc', '--', script, 'a', '--', 'b');
+			assert.equal(withOptions.status, 0, withOptions.stderr);
+			assert.deepEqual(JSON.parse(withOptions.stdout.trim().split('\n').pop()), [
+				'function',
+				['a', '--', 'b'],
+			]);
+			const plain = launch(script, '--', 'c');
+			assert.deepEqual(JSON.parse(plain.stdout.trim().split('\n').pop()), [
+				'undefined',
+				['--', 'c'],
+			]);
+			assert.equal(launch('--expose-gc', script).status, 2, 'options without `--` are refused');
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });

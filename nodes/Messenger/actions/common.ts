@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { ID_VALIDATION, optionsCollection } from '../../shared/descriptions';
 import type { ErrorContext } from '../../shared/errors';
-import { parseJsonObject, requireId } from '../../shared/validation';
+import { PHONE_FORMAT_HINT, parseJsonObject, requireId } from '../../shared/validation';
 
 /** Contact picker: searched by name, phone or email (the API needs a term), or by ID. */
 export const contactLocator: INodeProperties = {
@@ -33,7 +33,10 @@ export const contactLocator: INodeProperties = {
 	],
 };
 
-/** The required Phone parameter (E.164; normalised by normalizePhone), with its description. */
+/**
+ * The required Phone parameter (E.164; read by normalizePhone), with what the operation does with
+ * it and how a phone may be written.
+ */
 export function phoneProperty(description: string): INodeProperties {
 	return {
 		displayName: 'Phone',
@@ -41,8 +44,8 @@ export function phoneProperty(description: string): INodeProperties {
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. +34600123456',
-		description,
+		placeholder: 'e.g. +34 600 123 456',
+		description: `${description}, in ${PHONE_FORMAT_HINT}`,
 	};
 }
 

@@ -3,7 +3,13 @@ import type { OperationTable } from '../../shared/router';
 /** Resource → operations of the Messenger node. */
 export type MessengerMap = {
 	message:
-		'sendMediaFile' | 'sendMedia' | 'sendMediaToPhone' | 'sendLocation' | 'get' | 'removeReaction';
+		| 'sendMediaFile'
+		| 'sendMedia'
+		| 'sendMediaToPhone'
+		| 'sendLocation'
+		| 'sendAndWait'
+		| 'get'
+		| 'removeReaction';
 	chat: 'checkExisting' | 'getMessages' | 'markImportant' | 'reopen';
 	contact: 'create' | 'get' | 'search' | 'updateAttribute' | 'replaceAttributes';
 	broadcast: 'send' | 'getStatus';

@@ -11,6 +11,7 @@ export const operations: MessengerOperations = {
 		sendMedia: message.sendMedia,
 		sendMediaToPhone: message.sendMediaToPhone,
 		sendLocation: message.sendLocation,
+		sendAndWait: message.sendAndWait,
 		get: message.get,
 		removeReaction: message.removeReaction,
 	},

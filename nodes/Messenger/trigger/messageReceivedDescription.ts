@@ -1,6 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { valueOptions } from '../../shared/descriptions';
+import { LIST_SEPARATORS_TEXT } from '../../shared/lists';
+import { PHONE_FORMAT_HINT } from '../../shared/validation';
 import { MAX_WATCHED_CHATS, MESSAGE_DIRECTIONS, MESSAGE_TYPES } from './messageSettings';
 
 const show = { show: { event: ['messageReceived'] } };
@@ -21,8 +23,8 @@ export const messageReceivedProperties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. cht_1a2b3c, +34600123456',
-		description: `Chat IDs and/or phone numbers (international format without spaces, starting with + or 00, e.g. +34600123456), separated by commas, spaces or new lines, or an expression giving an array (at most ${MAX_WATCHED_CHATS}). A phone is matched to its open chat with Check Existing; until it has one, it is checked again at every poll.`,
+		placeholder: 'e.g. cht_1a2b3c, +34 600 123 456',
+		description: `Chat IDs and/or phone numbers in ${PHONE_FORMAT_HINT}, separated by ${LIST_SEPARATORS_TEXT}, or an expression giving an array (at most ${MAX_WATCHED_CHATS}). A phone is matched to its open chat with Check Existing; until it has one, it is checked again at every poll.`,
 		displayOptions: show,
 	},
 	{

@@ -1,6 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { normalizePhone, requireId, requireList, requireOneOf } from '../../shared/validation';
+import { requireList, requireListId } from '../../shared/lists';
+import { isPhoneEntry, normalizePhone, requireOneOf } from '../../shared/validation';
 import { MEDIA_TYPES } from '../actions/message/media';
 
 /** One request per watched chat and poll: keep a poll well under the API's 100 requests a minute. */
@@ -16,7 +17,10 @@ export interface WatchEntry {
 	phone?: string;
 }
 
-/** The entries of the Chats parameter: `+` or `00` starts a phone, anything else is a chat ID. */
+/**
+ * The entries of the Chats parameter (a list, see requireList): `+` or `00` starts a phone, which
+ * normalizePhone reads as every phone field does; anything else is a chat ID.
+ */
 export function watchEntries(value: unknown): WatchEntry[] {
 	const list = requireList(value, 'Chats', {
 		max: MAX_WATCHED_CHATS,
@@ -25,12 +29,11 @@ export function watchEntries(value: unknown): WatchEntry[] {
 	const entries = new Map<string, WatchEntry>();
 	list.forEach((raw, index) => {
 		const field = list.length > 1 ? `Chat ${index + 1}` : 'Chat';
-		const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : raw;
-		if (typeof text === 'string' && /^(\+|00)/.test(text)) {
-			const phone = normalizePhone(text, field);
+		if (isPhoneEntry(raw)) {
+			const phone = normalizePhone(raw, field);
 			entries.set(phone, { key: phone, phone });
 		} else {
-			const chatId = requireId(text, field);
+			const chatId = requireListId(raw, field);
 			entries.set(chatId, { key: chatId, chatId });
 		}
 	});

@@ -8,11 +8,7 @@ import {
 	MAX_STATUS_IDS_PER_ITEM,
 } from './messageIds';
 
-const properties: INodeProperties[] = [
-	broadcastMessageIdsProperty(
-		'One or more IDs, separated by commas, spaces or new lines, or an expression giving an array of IDs. One output item per ID.',
-	),
-];
+const properties: INodeProperties[] = [broadcastMessageIdsProperty('One output item per ID')];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['broadcast'], operation: ['getStatus'] } },

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { requireId, requireList } from '../../../shared/validation';
+import { LIST_SEPARATORS_TEXT, requireList, requireListId } from '../../../shared/lists';
 
-/** The Broadcast Message IDs parameter, with what its operation or event does with them. */
+/** The Broadcast Message IDs parameter: how to give them, then what its operation or event does with them. */
 export function broadcastMessageIdsProperty(description: string): INodeProperties {
 	return {
 		displayName: 'Broadcast Message IDs',
@@ -11,7 +11,7 @@ export function broadcastMessageIdsProperty(description: string): INodePropertie
 		required: true,
 		default: '',
 		placeholder: 'e.g. bcm_1a2b3, bcm_4c5d6',
-		description,
+		description: `One or more IDs separated by ${LIST_SEPARATORS_TEXT}, or an expression giving an array of IDs. ${description}.`,
 	};
 }
 
@@ -25,7 +25,7 @@ export const MAX_STATUS_IDS_PER_ITEM = 100;
 export function broadcastMessageIds(value: unknown, max: number, advice?: string): string[] {
 	const entries = requireList(value, 'Broadcast Message IDs', { max, advice });
 	return entries.map((id, index) =>
-		requireId(
+		requireListId(
 			id,
 			entries.length > 1 ? `Broadcast Message ID ${index + 1}` : 'Broadcast Message ID',
 		),

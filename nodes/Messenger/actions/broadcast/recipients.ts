@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { valueOptions } from '../../../shared/descriptions';
 import { InputError } from '../../../shared/errors';
@@ -16,6 +16,15 @@ export const channelOptions = valueOptions(BROADCAST_CHANNELS, {
 	labels: { whatsapp: 'WhatsApp', sms: 'SMS' },
 	sortByName: true,
 });
+
+/** The Channel parameter of a transactional send. */
+export const channelProperty: INodeProperties = {
+	displayName: 'Channel',
+	name: 'channel',
+	type: 'options',
+	default: 'whatsapp',
+	options: channelOptions,
+};
 
 /** The most recipients one broadcast request takes. */
 export const MAX_BROADCAST_RECIPIENTS = 1000;
@@ -61,7 +70,15 @@ export function checkRecipients(channel: BroadcastChannel, entries: unknown[]): 
 	return entries.map((entry, index) => checkRecipient(channel, entry, `Recipient ${index + 1}`));
 }
 
-function checkRecipient(channel: BroadcastChannel, entry: unknown, label: string): IDataObject {
+/**
+ * One recipient checked for the channel (see checkRecipients); `label` names it in errors, e.g.
+ * "Recipient 2" gives "Recipient 2 phone is empty".
+ */
+export function checkRecipient(
+	channel: BroadcastChannel,
+	entry: unknown,
+	label: string,
+): IDataObject {
 	const addressField = channel === 'email' ? 'email' : 'phone';
 	let recipient: IDataObject;
 	if (typeof entry === 'string' || typeof entry === 'number') {

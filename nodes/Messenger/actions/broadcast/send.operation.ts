@@ -1,33 +1,20 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toListPage } from '../../../shared/pagination';
-import { apiRequest, path } from '../../../shared/transport';
-import { requireOneOf, requireText } from '../../../shared/validation';
-import {
-	bodyOptions,
-	extraBody,
-	sendingNumber,
-	TEXT_MAX_LENGTH,
-	whatsappNumberOption,
-} from '../common';
+import { PHONE_FORMAT_HINT, requireOneOf, requireText } from '../../../shared/validation';
+import { bodyOptions, TEXT_MAX_LENGTH, whatsappNumberOption } from '../common';
 import type { BroadcastChannel } from './recipients';
+import { sendBroadcast } from './request';
 import {
 	BROADCAST_CHANNELS,
-	channelOptions,
+	channelProperty,
 	checkRecipients,
 	MAX_BROADCAST_RECIPIENTS,
 	recipientsFromJson,
 } from './recipients';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Channel',
-		name: 'channel',
-		type: 'options',
-		default: 'whatsapp',
-		options: channelOptions,
-	},
+	channelProperty,
 	{
 		displayName: 'Recipients Input',
 		name: 'recipientsInput',
@@ -66,7 +53,8 @@ const properties: INodeProperties[] = [
 						name: 'phone',
 						type: 'string',
 						default: '',
-						placeholder: 'e.g. +34600123456',
+						placeholder: 'e.g. +34 600 123 456',
+						description: `In ${PHONE_FORMAT_HINT}`,
 						displayOptions: { show: { '/channel': ['whatsapp', 'sms'] } },
 					},
 					{
@@ -95,7 +83,7 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		default: '[]',
 		placeholder: '[{"phone": "+34600123456", "variables": {"name": "Lucia"}}]',
-		description: `Array of recipients, each with "phone" (WhatsApp, SMS) or "email" (email) and optional "variables". Up to ${MAX_BROADCAST_RECIPIENTS}.`,
+		description: `Array of recipients, each with "phone" (WhatsApp, SMS; in ${PHONE_FORMAT_HINT}) or "email" (email) and optional "variables". Up to ${MAX_BROADCAST_RECIPIENTS}.`,
 		displayOptions: { show: { recipientsInput: ['json'] } },
 	},
 	{
@@ -170,17 +158,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	const recipients = checkRecipients(channel, recipientEntries.call(this, itemIndex, channel));
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	// The sending number applies to WhatsApp only.
-	const number = sendingNumber(channel === 'whatsapp' ? options : {});
-	const body: IDataObject = {
+	return await sendBroadcast.call(
+		this,
 		channel,
 		recipients,
-		...messageContent.call(this, itemIndex),
-		...number.body,
-	};
-	const response = await apiRequest.call(this, 'POST', path`/messenger/broadcast/messages`, {
-		body: { ...body, ...extraBody(options) },
-		errorContext: number.errorContext,
-	});
-	return toListPage(response).items;
+		messageContent.call(this, itemIndex),
+		options,
+	);
 }

@@ -6,10 +6,7 @@ import { apiRequest, path } from '../../../shared/transport';
 import { normalizePhone } from '../../../shared/validation';
 import { phoneProperty } from '../common';
 
-const properties: INodeProperties[] = [
-	phoneProperty('Phone number of the contact, in international format'),
-	listOptions(),
-];
+const properties: INodeProperties[] = [phoneProperty('Phone number of the contact'), listOptions()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['chat'], operation: ['checkExisting'] } },

@@ -19,7 +19,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. Lucia Garcia',
 	},
-	phoneProperty('In international format; the API allows one contact per phone number'),
+	phoneProperty("The contact's phone number (the API allows one contact per number)"),
 	bodyOptions(
 		{
 			displayName: 'Attributes (JSON)',

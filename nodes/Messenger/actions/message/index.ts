@@ -1,13 +1,23 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import * as get from './get.operation';
 import * as removeReaction from './removeReaction.operation';
+import * as sendAndWait from './sendAndWait.operation';
 import * as sendLocation from './sendLocation.operation';
 import * as sendMedia from './sendMedia.operation';
 import * as sendMediaFile from './sendMediaFile.operation';
 import * as sendMediaToPhone from './sendMediaToPhone.operation';
 
-export { get, removeReaction, sendLocation, sendMedia, sendMediaFile, sendMediaToPhone };
+export {
+	get,
+	removeReaction,
+	sendAndWait,
+	sendLocation,
+	sendMedia,
+	sendMediaFile,
+	sendMediaToPhone,
+};
 
 export const description: INodeProperties[] = [
 	{
@@ -29,6 +39,13 @@ export const description: INodeProperties[] = [
 				value: 'removeReaction',
 				description: 'Remove the reaction from a message (ID from Chat → Get Messages)',
 				action: 'Remove the reaction from a message',
+			},
+			{
+				name: 'Send and Wait for Response',
+				value: SEND_AND_WAIT_OPERATION,
+				description:
+					'Send a person a message on WhatsApp, SMS or email with a link, and wait until they approve, decline or answer on the page it opens: the workflow goes on with their answer',
+				action: 'Send message and wait for response',
 			},
 			{
 				name: 'Send Location',
@@ -63,6 +80,7 @@ export const description: INodeProperties[] = [
 	},
 	...get.description,
 	...removeReaction.description,
+	...sendAndWait.description,
 	...sendLocation.description,
 	...sendMedia.description,
 	...sendMediaFile.description,

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { InputError } from '../../../shared/errors';
 import type { MultipartFile } from '../../../shared/multipart';
-import { buildMultipartBody } from '../../../shared/multipart';
+import { buildMultipartBody, bytesInMemory } from '../../../shared/multipart';
 import { apiRequest, path } from '../../../shared/transport';
 import { requireId, requireText } from '../../../shared/validation';
 import {
@@ -58,6 +58,27 @@ function extraParts(extra: IDataObject): Array<[string, string]> {
 		.map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]);
 }
 
+/**
+ * The bytes of a binary field, never more than once in memory: n8n's stored file (filesystem,
+ * database, S3: the item holds an id) is streamed from its store on every send; in-memory binary
+ * data (n8n 1.x's default, a Code node's output) is decoded once and sent as it is.
+ */
+async function binaryContent(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	propertyName: string,
+	binaryId: string | undefined,
+): Promise<Pick<MultipartFile, 'size' | 'read'>> {
+	if (binaryId) {
+		const size = Number((await this.helpers.getBinaryMetadata(binaryId)).fileSize);
+		// A store that does not know the size: read the file once, as below.
+		if (Number.isSafeInteger(size) && size >= 0) {
+			return { size, read: async () => await this.helpers.getBinaryStream(binaryId) };
+		}
+	}
+	return bytesInMemory(await this.helpers.getBinaryDataBuffer(itemIndex, propertyName));
+}
+
 /** The file to upload from the item's binary data, checked: present, an allowed type, not empty. */
 async function fileToSend(
 	this: IExecuteFunctions,
@@ -86,9 +107,9 @@ async function fileToSend(
 	}
 	const fileName =
 		String(options.fileName ?? '').trim() || String(binaryData.fileName ?? '').trim() || 'file';
-	const data = await this.helpers.getBinaryDataBuffer(itemIndex, propertyName);
-	if (data.length === 0) throw new InputError(`The file in "${propertyName}" is empty (0 bytes)`);
-	return { fieldName: 'file', fileName, mimeType, data };
+	const content = await binaryContent.call(this, itemIndex, propertyName, binaryData.id);
+	if (!(content.size > 0)) throw new InputError(`The file in "${propertyName}" is empty (0 bytes)`);
+	return { fieldName: 'file', fileName, mimeType, ...content };
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
@@ -108,13 +129,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const fields: Array<[string, string]> = [['chatId', chatId]];
 	if (caption !== '') fields.push(['caption', caption]);
-	const { body, contentType } = buildMultipartBody(
+	const body = buildMultipartBody(
 		[...fields.filter(([name]) => !(name in extra)), ...extraParts(extra)],
 		file,
 	);
 	return (await apiRequest.call(this, 'POST', path`/messenger/messages/send/media-file`, {
 		body,
-		headers: { 'Content-Type': contentType },
+		headers: { 'Content-Type': body.type },
 		errorContext: { resource: 'Chat', id: chatId },
 	})) as IDataObject;
 }

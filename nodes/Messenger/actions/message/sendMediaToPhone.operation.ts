@@ -14,9 +14,7 @@ import {
 import { mediaFileNameOption, mediaUrlBody, mediaUrlProperties } from './media';
 
 const properties: INodeProperties[] = [
-	phoneProperty(
-		'Recipient in international format. Their open chat is used, or a new chat is opened.',
-	),
+	phoneProperty('The recipient (their open chat is used, or a new chat is opened)'),
 	...mediaUrlProperties,
 	bodyOptions(captionOption, mediaFileNameOption, whatsappNumberOption),
 ];
