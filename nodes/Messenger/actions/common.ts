@@ -2,7 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { ID_VALIDATION, optionsCollection } from '../../shared/descriptions';
 import type { ErrorContext } from '../../shared/errors';
-import { PHONE_FORMAT_HINT, parseJsonObject, requireId } from '../../shared/validation';
+import { parseJsonObject, requireId } from '../../shared/validation';
+import { PHONE_FORMAT_HINT } from '../../shared/phone';
 
 /** Contact picker: searched by name, phone or email (the API needs a term), or by ID. */
 export const contactLocator: INodeProperties = {

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { valueOptions } from '../../shared/descriptions';
 import { LIST_SEPARATORS_TEXT } from '../../shared/lists';
-import { PHONE_FORMAT_HINT } from '../../shared/validation';
+import { PHONE_FORMAT_HINT } from '../../shared/phone';
 import { MAX_WATCHED_CHATS, MESSAGE_DIRECTIONS, MESSAGE_TYPES } from './messageSettings';
 
 const show = { show: { event: ['messageReceived'] } };

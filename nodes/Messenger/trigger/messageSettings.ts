@@ -1,7 +1,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { requireList, requireListId } from '../../shared/lists';
-import { isPhoneEntry, normalizePhone, requireOneOf } from '../../shared/validation';
+import { requireOneOf } from '../../shared/validation';
+import { isPhoneEntry, normalizePhone } from '../../shared/phone';
 import { MEDIA_TYPES } from '../actions/message/media';
 
 /** One request per watched chat and poll: keep a poll well under the API's 100 requests a minute. */

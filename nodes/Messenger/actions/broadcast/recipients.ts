@@ -2,12 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { valueOptions } from '../../../shared/descriptions';
 import { InputError } from '../../../shared/errors';
-import {
-	normalizePhone,
-	parseJson,
-	parseJsonObject,
-	requireEmail,
-} from '../../../shared/validation';
+import { parseJson, parseJsonObject, requireEmail } from '../../../shared/validation';
+import { normalizePhone } from '../../../shared/phone';
 
 export const BROADCAST_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
 export type BroadcastChannel = (typeof BROADCAST_CHANNELS)[number];

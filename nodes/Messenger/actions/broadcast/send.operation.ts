@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { PHONE_FORMAT_HINT, requireOneOf, requireText } from '../../../shared/validation';
+import { requireOneOf, requireText } from '../../../shared/validation';
+import { PHONE_FORMAT_HINT } from '../../../shared/phone';
 import { bodyOptions, TEXT_MAX_LENGTH, whatsappNumberOption } from '../common';
 import type { BroadcastChannel } from './recipients';
 import { sendBroadcast } from './request';

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listOptions, extraQuery } from '../../../shared/descriptions';
 import { apiRequest, path } from '../../../shared/transport';
-import { normalizePhone } from '../../../shared/validation';
+import { normalizePhone } from '../../../shared/phone';
 import { phoneProperty } from '../common';
 
 const properties: INodeProperties[] = [phoneProperty('Phone number of the contact'), listOptions()];

@@ -2,12 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import {
-	normalizePhone,
-	parseJsonObject,
-	requireEmail,
-	requireText,
-} from '../../../shared/validation';
+import { parseJsonObject, requireEmail, requireText } from '../../../shared/validation';
+import { normalizePhone } from '../../../shared/phone';
 import { bodyOptions, extraBody, phoneProperty } from '../common';
 
 const properties: INodeProperties[] = [

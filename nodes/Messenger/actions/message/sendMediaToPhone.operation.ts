@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest, path } from '../../../shared/transport';
-import { normalizePhone } from '../../../shared/validation';
+import { normalizePhone } from '../../../shared/phone';
 import {
 	bodyOptions,
 	captionOption,
