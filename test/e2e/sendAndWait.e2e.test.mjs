@@ -323,7 +323,12 @@ describe(title, { timeout: 12 * 60_000 }, () => {
 		const run = await waitFor(
 			async () => {
 				const data = await api.runDataOf(id);
-				return data.execution.status !== 'waiting' && data.execution.status !== 'running' && data;
+				const done = data.execution.status !== 'waiting' && data.execution.status !== 'running';
+				// n8n 1.x can mark the execution finished a moment before its run data is saved.
+				const saved =
+					data.execution.status !== 'success' ||
+					[ASK, AFTER].every((node) => data.runData?.[node]?.at(-1)?.data);
+				return done && saved && data;
 			},
 			{ timeoutMs: 90_000, describe: () => `execution ${id} did not go on${diagnostics()}` },
 		);
