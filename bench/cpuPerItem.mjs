@@ -9,18 +9,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
-import {
-	createN8nInstance,
-	DEFAULT_N8N_VERSION,
-	executionError,
-	median,
-	NODE_TYPE,
-	nodeOutput,
-	packPackage,
-	parseRawOutput,
-	sandboxCredential,
-	manualTriggerNode,
-} from '../test/e2e/harness.mjs';
+import { createN8nInstance, DEFAULT_N8N_VERSION } from '../tools/n8n.mjs';
+import { packPackage } from '../tools/pack.mjs';
+import { executionError, nodeOutput, parseRawOutput } from '../tools/runData.mjs';
+import { median } from '../tools/stats.mjs';
+import { manualTriggerNode, NODE_TYPE, sandboxCredential } from '../tools/workflows.mjs';
 import { startSandboxProcess } from './uploadMemory.mjs';
 
 const CREDENTIAL = { id: 'benchCpuCred0001', name: 'Voice sandbox (bench)' };

@@ -9,8 +9,8 @@ import { MessengerTrigger } from '../nodes/Messenger/MessengerTrigger.node.ts';
 import { VoiceAi } from '../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import { createPollContext, fetchHttpRequest, sandboxHttp } from '../test/helpers/context.mjs';
-import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
+import { createPollContext, fetchHttpRequest, sandboxHttp } from '../tools/context.mjs';
+import { sandboxRunner } from '../tools/sandboxRun.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const apiCalls = (sandbox, mark) =>

@@ -3,8 +3,8 @@
 // does, each taking the next send from the parent's queue, as workers take executions from Redis.
 import { Messenger } from '../nodes/Messenger/Messenger.node.ts';
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
-import { pacingSettings } from '../test/helpers/n8n.mjs';
-import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
+import { pacingSettings } from '../tools/nodeShared.mjs';
+import { sandboxRunner } from '../tools/sandboxRun.mjs';
 
 const { url, windowMs, adaptive, lanes, chatId } = JSON.parse(process.argv[2]);
 pacingSettings.windowMs = windowMs;

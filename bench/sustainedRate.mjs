@@ -3,8 +3,8 @@
 // the run finishes in about half a minute.
 import { Messenger } from '../nodes/Messenger/Messenger.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import { pacingSettings, resetPacing } from '../test/helpers/n8n.mjs';
-import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
+import { pacingSettings, resetPacing } from '../tools/nodeShared.mjs';
+import { sandboxRunner } from '../tools/sandboxRun.mjs';
 
 export async function measureSustainedRate({ items = 400, limit = 100, windowMs = 10_000 } = {}) {
 	pacingSettings.windowMs = windowMs;

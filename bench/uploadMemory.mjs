@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 import { Messenger } from '../nodes/Messenger/Messenger.node.ts';
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
-import { binaryItem } from '../test/helpers/binary.mjs';
-import { sandboxRunner } from '../test/helpers/sandboxRun.mjs';
+import { binaryItem } from '../tools/binary.mjs';
+import { sandboxRunner } from '../tools/sandboxRun.mjs';
 
 export async function startSandboxProcess(options = {}) {
 	const child = spawn(

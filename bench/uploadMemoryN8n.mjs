@@ -11,18 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
-import {
-	chainWorkflow,
-	createN8nInstance,
-	DEFAULT_N8N_VERSION,
-	executionError,
-	median,
-	nodeOutput,
-	PACKAGE_NAME,
-	packPackage,
-	parseRawOutput,
-	sandboxCredential,
-} from '../test/e2e/harness.mjs';
+import { createN8nInstance, DEFAULT_N8N_VERSION, PACKAGE_NAME } from '../tools/n8n.mjs';
+import { packPackage } from '../tools/pack.mjs';
+import { executionError, nodeOutput, parseRawOutput } from '../tools/runData.mjs';
+import { median } from '../tools/stats.mjs';
+import { chainWorkflow, sandboxCredential } from '../tools/workflows.mjs';
 import { openChat, startSandboxProcess } from './uploadMemory.mjs';
 
 const TIME = '/usr/bin/time';

@@ -1,5 +1,5 @@
 // Other answers the real API could give where its description says "not shown": one sandbox
-// option (and one CLI flag) each. The defaults are the choices of decisions.md; the integration
+// option (and one CLI flag) each. The defaults are the choices of docs/api.md; the integration
 // suite runs the affected operations and triggers under each one (test/integration/alternatives).
 
 /**
@@ -18,7 +18,7 @@
  */
 
 /**
- * option → its CLI flag, default (decisions.md), allowed values (or kind) and what it changes.
+ * option → its CLI flag, default (docs/api.md), allowed values (or kind) and what it changes.
  * @type {Readonly<Record<keyof Alternatives, { flag: string, default: unknown, values?: readonly string[], kind?: 'number' | 'boolean', says: string }>>}
  */
 export const ALTERNATIVES = Object.freeze({

@@ -216,7 +216,7 @@ export function parsePaging(query, rules = { sortable: true }) {
 
 /**
  * One page of records kept in ascending order, in the list shape the sandbox's options choose
- * (decisions.md by default: `{ items, total, page, totalPages }`).
+ * (docs/api.md by default: `{ items, total, page, totalPages }`).
  * @template T
  * @param {ApiContext} api @param {RequestInput} input
  * @param {T[]} ascending @param {{ page: number, limit: number, sort: 'asc' | 'desc' }} paging
@@ -744,7 +744,7 @@ function chatHistory(api, input) {
 	const paging = parsePaging(input.query);
 	if (api.options.historyOrder === 'asc') paging.sort = 'asc';
 	failIfAny(paging.errors);
-	// By createdAt, then id: messages may share a createdAt (decisions.md).
+	// By createdAt, then id: messages may share a createdAt (docs/api.md).
 	const history = api.state.messages
 		.filter((m) => m.chatId === chat.id)
 		.sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));

@@ -55,7 +55,7 @@ ${Object.entries(NUMERIC_FLAGS)
                             [SANDBOX_COUNT_REFUSED=1]
   --quiet                   do not print each request
 
-Where the API's description is silent, other answers the real API could give (default: decisions.md):
+Where the API's description is silent, other answers the real API could give (default: docs/api.md):
 ${Object.values(ALTERNATIVES)
 	.map(
 		(spec) =>

@@ -13,7 +13,7 @@
  * @typedef {'text' | 'image' | 'video' | 'audio' | 'document' | 'location'} MessageType
  * @typedef {'queued' | 'sent' | 'delivered' | 'read' | 'failed'} DeliveryStatus
  * @typedef {{ id: string, chatId: string, direction: 'inbound' | 'outbound', type: MessageType, content: string | Record<string, unknown>, status: DeliveryStatus, reaction: string | null, createdAt: string }} Message
- *   `content` is the text for `text` messages, an object for the others (decisions.md).
+ *   `content` is the text for `text` messages, an object for the others (docs/api.md).
  * @typedef {{ id: string, channel: 'whatsapp' | 'sms' | 'email', recipient: string, status: DeliveryStatus, error?: string, createdAt: string, updatedAt: string }} BroadcastMessage
  * @typedef {{ id: string, phone: string, name: string, status: 'connected' | 'disconnected' }} WhatsappNumber
  * @typedef {{ id: string, fileName: string, mimeType: string, size: number, sha256: string, chatId: string, caption: string | null, messageId: string, createdAt: string }} Upload

@@ -103,7 +103,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	rateWindowMs: 60_000,
 	countRefusedRequests: false,
 	faults: {},
-	// Where the API's description is silent: decisions.md's choices (alternatives.mjs lists others).
+	// Where the API's description is silent: docs/api.md's choices (alternatives.mjs lists others).
 	...DEFAULT_ALTERNATIVES,
 });
 

@@ -8,14 +8,10 @@ import { join } from 'node:path';
 
 import { sentLines } from '../sandbox/api.mjs';
 import { DEMO_CLIENTS, startSandbox, TOKEN_PATH } from '../sandbox/server.mjs';
-import {
-	bcryptHash,
-	createN8nInstance,
-	packPackage,
-	ROOT,
-	sandboxCredential,
-	sandboxModelCredential,
-} from '../test/e2e/harness.mjs';
+import { bcryptHash, createN8nInstance } from '../tools/n8n.mjs';
+import { packPackage } from '../tools/pack.mjs';
+import { ROOT } from '../tools/processes.mjs';
+import { sandboxCredential, sandboxModelCredential } from '../tools/workflows.mjs';
 
 const N8N_PORT = Number(process.env.N8N_PORT || 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);

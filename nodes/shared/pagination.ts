@@ -122,7 +122,7 @@ export interface PageOptions extends ApiRequestOptions {
 	startQuery?: IDataObject;
 }
 
-/** The smallest page size list APIs commonly use (decisions.md's default `limit`). */
+/** The smallest page size list APIs commonly use (docs/api.md's default `limit`). */
 const SMALLEST_SERVER_PAGE = 10;
 
 /**

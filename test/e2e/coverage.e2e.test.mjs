@@ -34,7 +34,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { matchRoute } from '../../sandbox/api.mjs';
 import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import { apiCall } from '../helpers/sandboxApi.mjs';
+import { apiCall } from '../support/sandboxApi.mjs';
 import {
 	assertExecutionSucceeded,
 	cleanupPack,

@@ -1,6 +1,6 @@
-// Where the API description is silent, decisions.md chose one answer; the real API may give
+// Where the API description is silent, docs/api.md chose one answer; the real API may give
 // another. Under each sandbox alternative (sandbox/alternatives.mjs) the affected operations
-// return the same records as under decisions.md, and the triggers report the same events, each
+// return the same records as under docs/api.md, and the triggers report the same events, each
 // once, none on the first poll.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,8 +12,8 @@ import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { DEFAULT_ALTERNATIVES } from '../../sandbox/alternatives.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
 import { searchCampaigns } from '../../nodes/VoiceAi/methods/listSearch.ts';
-import { createLoadOptionsContext, createPollContext, sandboxHttp } from '../helpers/context.mjs';
-import { sandboxRunner } from '../helpers/sandboxRun.mjs';
+import { createLoadOptionsContext, createPollContext, sandboxHttp } from '../../tools/context.mjs';
+import { sandboxRunner } from '../../tools/sandboxRun.mjs';
 
 const rl = (value) => ({ __rl: true, mode: 'id', value });
 
@@ -76,7 +76,7 @@ function listOperations(sandbox) {
 	return { voice, messenger };
 }
 
-describe('list operations under each alternative return what they return under decisions.md', () => {
+describe('list operations under each alternative return what they return under docs/api.md', () => {
 	let sandbox;
 	let voice;
 	let messenger;

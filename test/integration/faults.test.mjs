@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { retrySettings } from '../helpers/n8n.mjs';
-import { sandboxRunner } from '../helpers/sandboxRun.mjs';
+import { retrySettings } from '../../tools/nodeShared.mjs';
+import { sandboxRunner } from '../../tools/sandboxRun.mjs';
 
 const ITEMS = 1000;
 

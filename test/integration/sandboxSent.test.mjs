@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { sentLines } from '../../sandbox/api.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { apiCall } from '../helpers/sandboxApi.mjs';
+import { apiCall } from '../support/sandboxApi.mjs';
 
 describe('the sandbox records what it was asked to send', () => {
 	let sandbox;

@@ -28,7 +28,7 @@ import {
 	startWithOwner,
 	waitFor,
 } from '../e2e/harness.mjs';
-import { apiCall } from '../helpers/sandboxApi.mjs';
+import { apiCall } from '../support/sandboxApi.mjs';
 import { ensureQueueServices, startPostgres, startRedis } from './services.mjs';
 
 const OWNER = { email: 'owner@queue.example', password: 'Queue-owner-Passw0rd' };

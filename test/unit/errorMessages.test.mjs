@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { NodeApiError, NodeOperationError, retrySettings } from '../helpers/n8n.mjs';
+import { NodeApiError, NodeOperationError, retrySettings } from '../../tools/nodeShared.mjs';
 import {
 	TEST_NODE,
 	createExecuteContext,
@@ -15,7 +15,7 @@ import {
 	httpError,
 	networkError,
 	scriptedHttp,
-} from '../helpers/context.mjs';
+} from '../../tools/context.mjs';
 
 import { N8N_REWRITTEN_CODES, keptByN8n } from '../../nodes/shared/errorWords.ts';
 import { apiRequest } from '../../nodes/shared/transport.ts';

@@ -1,5 +1,5 @@
 // Messenger Trigger, Message Received: the state transitions of one chat cursor and of a poll,
-// against a scripted chat-history API (pages newest first, as decisions.md says).
+// against a scripted chat-history API (pages newest first, as docs/api.md says).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -15,7 +15,7 @@ import {
 	MESSAGE_TYPES,
 	watchEntries,
 } from '../../nodes/Messenger/trigger/messageSettings.ts';
-import { createPollContext, httpError, scriptedHttp } from '../helpers/context.mjs';
+import { createPollContext, httpError, scriptedHttp } from '../../tools/context.mjs';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (second) => new Date(T0 + second * 1000).toISOString();

@@ -12,14 +12,14 @@ import {
 } from '../../nodes/Messenger/actions/message/media.ts';
 import { searchContacts } from '../../nodes/Messenger/methods/listSearch.ts';
 import { getWhatsappNumbers } from '../../nodes/Messenger/methods/loadOptions.ts';
-import { binaryItem, parseMultipart } from '../helpers/binary.mjs';
+import { binaryItem, parseMultipart } from '../../tools/binary.mjs';
 import {
 	createExecuteContext,
 	createLoadOptionsContext,
 	httpError,
 	scriptedHttp,
-} from '../helpers/context.mjs';
-import { NodeApiError, NodeOperationError } from '../helpers/n8n.mjs';
+} from '../../tools/context.mjs';
+import { NodeApiError, NodeOperationError } from '../../tools/nodeShared.mjs';
 
 const node = new Messenger();
 const NODE = {

@@ -9,7 +9,7 @@ import {
 	bytesInMemory,
 	escapeMultipartName,
 } from '../../nodes/shared/multipart.ts';
-import { parseMultipart } from '../helpers/binary.mjs';
+import { parseMultipart } from '../../tools/binary.mjs';
 
 const file = (data, fileName = 'photo.jpg', mimeType = 'image/jpeg') => ({
 	fieldName: 'file',

@@ -1,10 +1,10 @@
-// The page loop against every list shape the real API could use where decisions.md had to choose.
+// The page loop against every list shape the real API could use where docs/api.md had to choose.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
-import { NodeOperationError } from '../helpers/n8n.mjs';
-import { createExecuteContext, scriptedHttp } from '../helpers/context.mjs';
+import { NodeOperationError } from '../../tools/nodeShared.mjs';
+import { createExecuteContext, scriptedHttp } from '../../tools/context.mjs';
 
 import { ALTERNATIVES, DEFAULT_ALTERNATIVES, listAnswer } from '../../sandbox/alternatives.mjs';
 import { asNodeError } from '../../nodes/shared/errors.ts';

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
 import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
 import { PHONE_FORMAT_HINT } from '../../nodes/shared/phone.ts';
-import { createExecuteContext, createPollContext, scriptedHttp } from '../helpers/context.mjs';
+import { createExecuteContext, createPollContext, scriptedHttp } from '../../tools/context.mjs';
 
 const E164 = '+5215512345678';
 const SPELLINGS = [

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { runPoll } from '../../nodes/shared/poll.ts';
 import { balanceTransition } from '../../nodes/VoiceAi/trigger/balance.ts';
-import { createPollContext } from '../helpers/context.mjs';
+import { createPollContext } from '../../tools/context.mjs';
 
 function handlers(overrides = {}) {
 	const calls = [];

@@ -6,8 +6,8 @@ import { describe, it } from 'node:test';
 
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
 import { DEFAULT_LABELS } from '../../nodes/Messenger/sendAndWait/properties.ts';
-import { createExecuteContext, scriptedHttp } from '../helpers/context.mjs';
-import { NodeOperationError } from '../helpers/n8n.mjs';
+import { createExecuteContext, scriptedHttp } from '../../tools/context.mjs';
+import { NodeOperationError } from '../../tools/nodeShared.mjs';
 
 const node = new Messenger();
 const LINK = 'https://n8n.example.com/webhook-waiting/41/node-1?signature=abc';

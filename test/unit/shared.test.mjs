@@ -21,8 +21,8 @@ import {
 	httpError,
 	scriptedHttp,
 	TEST_NODE,
-} from '../helpers/context.mjs';
-import { NodeApiError, NodeOperationError } from '../helpers/n8n.mjs';
+} from '../../tools/context.mjs';
+import { NodeApiError, NodeOperationError } from '../../tools/nodeShared.mjs';
 
 const credentials = { baseUrl: 'http://127.0.0.1:9', clientId: 'c', requestsPerMinute: 0 };
 

@@ -182,7 +182,7 @@ describe('serverMessage', () => {
 
 describe('what n8n makes of a failed token exchange', () => {
 	it('keeps our message when it wraps the error in a NodeApiError (as preAuthentication failures are)', async () => {
-		const { NodeApiError } = await import('../helpers/n8n.mjs');
+		const { NodeApiError } = await import('../../tools/nodeShared.mjs');
 		const node = {
 			name: 'Temp-Node',
 			type: 'n8n-nodes-base.noOp',

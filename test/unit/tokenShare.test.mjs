@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 
-import { resetSharedTokens } from '../helpers/n8n.mjs';
+import { resetSharedTokens } from '../../tools/nodeShared.mjs';
 
 const require = (await import('node:module')).createRequire(import.meta.url);
 const { sharedAccessToken, EXPIRY_MARGIN_MS } = require('../../nodes/shared/auth/tokenShare.ts');

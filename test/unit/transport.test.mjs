@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { NodeApiError } from '../helpers/n8n.mjs';
+import { NodeApiError } from '../../tools/nodeShared.mjs';
 
 import { describeFailure } from '../../nodes/shared/errors.ts';
 import { apiRequestAllItems, pagePlan, toListPage } from '../../nodes/shared/pagination.ts';
@@ -17,7 +17,7 @@ import {
 	httpError,
 	networkError,
 	scriptedHttp,
-} from '../helpers/context.mjs';
+} from '../../tools/context.mjs';
 
 const saved = { ...retrySettings };
 before(() => Object.assign(retrySettings, { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5 }));

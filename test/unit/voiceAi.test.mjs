@@ -8,8 +8,8 @@ import {
 	createLoadOptionsContext,
 	httpError,
 	scriptedHttp,
-} from '../helpers/context.mjs';
-import { NodeApiError, NodeOperationError } from '../helpers/n8n.mjs';
+} from '../../tools/context.mjs';
+import { NodeApiError, NodeOperationError } from '../../tools/nodeShared.mjs';
 
 const node = new VoiceAi();
 

@@ -3,7 +3,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { fieldValue, missingField } from '../../shared/answerFields';
 import { apiRequest, path } from '../../shared/transport';
 
-/** Where Check Existing may put the chat's ID: decisions.md's `chatId` first. */
+/** Where Check Existing may put the chat's ID: docs/api.md's `chatId` first. */
 const CHAT_ID_FIELDS = ['chatId', 'chat_id'];
 
 /**

@@ -59,7 +59,7 @@ export function messageTime(message: IDataObject): string {
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Oldest first: by `createdAt`, then by ID (the order decisions.md gives for equal times). */
+/** Oldest first: by `createdAt`, then by ID (the order docs/api.md gives for equal times). */
 export function byTime(a: IDataObject, b: IDataObject): number {
 	return compareText(messageTime(a), messageTime(b)) || compareText(String(a.id), String(b.id));
 }

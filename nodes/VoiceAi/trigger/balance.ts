@@ -15,7 +15,7 @@ export async function fetchBalance(context: IPollFunctions): Promise<IDataObject
 	return (await apiRequest.call(context, 'GET', path`/voice/billing/balance`)) as IDataObject;
 }
 
-/** How each measure may be spelled: decisions.md's name first, then ones APIs commonly use. */
+/** How each measure may be spelled: docs/api.md's name first, then ones APIs commonly use. */
 export const METRIC_FIELDS: Record<BalanceMetric, readonly string[]> = {
 	credit: ['credit', 'availableCredit', 'available_credit'],
 	minutes: ['minutes', 'availableMinutes', 'available_minutes'],

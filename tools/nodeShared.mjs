@@ -6,6 +6,6 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 export const { NodeApiError, NodeOperationError } = require('n8n-workflow');
-export const { retrySettings } = require('../../nodes/shared/transport.ts');
-export const { pacingSettings, resetPacing } = require('../../nodes/shared/pacing.ts');
-export const { resetSharedTokens } = require('../../nodes/shared/auth/tokenShare.ts');
+export const { retrySettings } = require('../nodes/shared/transport.ts');
+export const { pacingSettings, resetPacing } = require('../nodes/shared/pacing.ts');
+export const { resetSharedTokens } = require('../nodes/shared/auth/tokenShare.ts');

@@ -6,9 +6,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 
-import { NodeApiError } from './n8n.mjs';
+import { NodeApiError } from './nodeShared.mjs';
 
-import { VoiceMessagingApi } from '../../credentials/VoiceMessagingApi.credentials.ts';
+import { VoiceMessagingApi } from '../credentials/VoiceMessagingApi.credentials.ts';
 
 export const TEST_NODE = {
 	id: 'node-1',

@@ -1,0 +1,109 @@
+// The REST API of a running n8n as a logged-in user, and manual runs of its workflows.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+import { DEFAULT_N8N_VERSION, isN8n1 } from './n8n.mjs';
+import { sleep } from './processes.mjs';
+
+/**
+ * Runs an imported workflow of a running n8n the way the editor's "Execute workflow" button does
+ * (POST /rest/workflows/:id/run, mode `manual`) from the trigger `triggerName`, and waits for the
+ * execution to finish. A polling trigger then runs its poll in manual mode: "Fetch Test Event".
+ * (`n8n execute --id` cannot do this: the CLI starts only at a Manual Trigger.)
+ * With `triggerItems` the trigger's output is given, as the editor's chat panel gives a Chat
+ * Trigger the message typed (no test webhook is registered then).
+ * Resolves to the stored execution, its run data and its error (n8n stores them with `flatted`).
+ * n8n 1.x: the endpoint runs the workflow the request sends (as the 1.x editor does), so with
+ * `version` 1.x in the session the stored workflow is read and sent.
+ * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string, version?: string }} session
+ * @param {string} workflowId @param {string} triggerName
+ * @param {{ timeoutMs?: number, triggerItems?: Array<Record<string, unknown>> }} [options]
+ */
+export async function runManually(
+	{ baseUrl, cookie, n8nDir, browserId = 'e2e-browser', version = DEFAULT_N8N_VERSION },
+	workflowId,
+	triggerName,
+	{ timeoutMs = 60_000, triggerItems } = {},
+) {
+	const { rest, runDataOf } = n8nRestApi({ baseUrl, cookie, n8nDir, browserId });
+	const data = triggerItems && {
+		startTime: Date.now(),
+		executionTime: 0,
+		executionIndex: 0,
+		executionStatus: 'success',
+		source: [null],
+		data: { main: [triggerItems.map((json) => ({ json }))] },
+	};
+	const workflowData = isN8n1(version)
+		? await rest('GET', `/rest/workflows/${workflowId}`)
+		: undefined;
+	const started = await rest('POST', `/rest/workflows/${workflowId}/run`, {
+		...(workflowData ? { workflowData } : {}),
+		triggerToStartFrom: { name: triggerName, ...(data ? { data } : {}) },
+	});
+	if (!started?.executionId) {
+		throw new Error(`manual run of ${workflowId} started no execution: ${JSON.stringify(started)}`);
+	}
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const { execution, runData, error } = await runDataOf(started.executionId);
+		if (execution.finished || !['new', 'running', 'waiting'].includes(execution.status)) {
+			return { execution, runData, error };
+		}
+		if (Date.now() > deadline) {
+			throw new Error(
+				`execution ${started.executionId} of ${workflowId} still ${execution.status} after ${timeoutMs} ms`,
+			);
+		}
+		await sleep(250);
+	}
+}
+
+/**
+ * The REST API of a running n8n as a logged-in user: `rest` (answers other than 200 fail the
+ * test, with the body), the executions of a workflow (summaries, newest first, running ones
+ * included) and the run data of one execution (n8n stores it with `flatted`).
+ * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string }} session
+ */
+export function n8nRestApi({ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' }) {
+	const parseFlatted = createRequire(join(n8nDir, 'node_modules', 'n8n', 'package.json'))(
+		'flatted',
+	).parse;
+	/** @param {string} method @param {string} path @param {unknown} [body] */
+	async function rest(method, path, body) {
+		const response = await fetch(`${baseUrl}${path}`, {
+			method,
+			headers: {
+				'browser-id': browserId,
+				cookie,
+				...(body ? { 'content-type': 'application/json' } : {}),
+			},
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		const text = await response.text();
+		if (response.status !== 200) {
+			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`);
+		}
+		return JSON.parse(text).data;
+	}
+	return {
+		rest,
+		/** @param {string} workflowId */
+		async executionsOf(workflowId) {
+			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+			return (await rest('GET', `/rest/executions?filter=${filter}&limit=100`)).results;
+		},
+		/** @param {string} executionId */
+		async runDataOf(executionId) {
+			const execution = await rest('GET', `/rest/executions/${executionId}`);
+			const data =
+				typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
+			// A running execution may have no run data yet.
+			return {
+				execution,
+				runData: data?.resultData?.runData ?? {},
+				error: data?.resultData?.error,
+			};
+		},
+	};
+}
