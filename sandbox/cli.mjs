@@ -11,6 +11,7 @@ import {
 	startSandbox,
 } from './server.mjs';
 import { sentLines } from './api.mjs';
+import { usage } from './cli/usage.mjs';
 
 const DEFAULT_CLI_PORT = 4010;
 
@@ -38,46 +39,6 @@ const NUMERIC_FLAGS = /** @type {const} */ ({
 		DEFAULT_OPTIONS.activeCampaignCount,
 	],
 });
-
-const USAGE = `Usage: node sandbox/cli.mjs [options]
-
-Starts the local Integration API sandbox (in memory; data resets on restart).
-
-Options (environment variable in brackets):
-  --host <address>          listen address, default 127.0.0.1 [SANDBOX_HOST]
-${Object.entries(NUMERIC_FLAGS)
-	.map(([flag, [env, , fallback]]) => `  --${`${flag} <n>`.padEnd(24)}default ${fallback} [${env}]`)
-	.join('\n')}
-  --faults <json>           inject faults, e.g. '{"serverErrorRate":0.05,"rateLimitRate":0.1,"retryAfter":false,
-                            "tokenExpiryRate":0.02,"slowRate":0.05,"slowMs":500,"resetRate":0.02,
-                            "malformedJsonRate":0.02,"seed":1}' (rates from 0 to 1) [SANDBOX_FAULTS]
-  --count-refused           refused requests take a place in the rate limit's window too
-                            [SANDBOX_COUNT_REFUSED=1]
-  --quiet                   do not print each request
-
-Where the API's description is silent, other answers the real API could give (default: docs/api.md):
-${Object.values(ALTERNATIVES)
-	.map(
-		(spec) =>
-			`  --${`${spec.flag}${spec.kind === 'boolean' ? '' : spec.values ? ` <${spec.values.join('|')}>` : ' <n>'}`.padEnd(24)}${spec.says} (default ${spec.default})`,
-	)
-	.join('\n')}
-  --help                    show this text
-
-Make a customer write to a running sandbox (the one at --host/--port) instead of starting one:
-  --write                   inbound WhatsApp messages from the demo customer (the first chat)
-  --text <text>             what the customer writes (default: a sample text; the caption of media)
-  --chat <id> | --phone <p> write in that chat, or as that phone (opens a chat when it has none)
-  --count <n>               that many messages (default 1, at most 1000), 1 ms apart
-  --type <type>             text (default), image, video, audio, document or location
-  --at <ISO date>           createdAt of the first message (default now)
-  --same-time               every message gets the same createdAt
-
-Every message the sandbox is asked to send (broadcast, Send and Wait for Response) is printed,
-with each link in it on a line of its own (even with --quiet): open the link to answer.
-
---progress-ms 0 stops campaigns and broadcast messages from progressing on their own;
---rate-limit 0 and --token-rate-limit 0 disable the limits.`;
 
 /** @param {string} name @param {string} value */
 function toNumber(name, value) {
@@ -116,7 +77,7 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-	console.log(USAGE);
+	console.log(usage(NUMERIC_FLAGS));
 	process.exit(0);
 }
 
@@ -190,7 +151,7 @@ if (values.write) {
 	process.exit(0);
 }
 
-// What the sandbox is asked to send (e.g. a Send and Wait message with its link) is printed as it comes.
+// What the sandbox is asked to send (a broadcast with its links, a message to a chat) is printed as it comes.
 const sandbox = await startSandbox({
 	...options,
 	onSent: (sent) => sentLines(sent).forEach((line) => console.log(line)),

@@ -4,14 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { CHAT_MODEL, DEMO_KEYWORDS, STAND_IN_NOTE } from '../../sandbox/chatModel.mjs';
-import { startSandbox } from '../../sandbox/server.mjs';
-
-/** @param {import('node:test').TestContext} t @param {import('../../sandbox/server.mjs').SandboxOptions} [options] */
-async function start(t, options) {
-	const sandbox = await startSandbox(options);
-	t.after(() => sandbox.close());
-	return sandbox;
-}
+import { sandboxFor } from '../support/sandboxApi.mjs';
 
 const tool = (name, description, properties = {}) => ({
 	type: 'function',
@@ -85,7 +78,7 @@ const callsOf = (message) =>
 
 describe('sandbox chat model', () => {
 	test('a scripted tool call, then an answer built from the tool result the model was sent', async (t) => {
-		const sandbox = await start(t);
+		const sandbox = await sandboxFor(t);
 		const model = sandbox.chatModel;
 		model.script(
 			{ toolCalls: [{ name: 'Get_campaigns', arguments: { status: 'failed' } }] },
@@ -133,7 +126,7 @@ describe('sandbox chat model', () => {
 	});
 
 	test('stream: true answers with server-sent events that add up to the same reply', async (t) => {
-		const sandbox = await start(t);
+		const sandbox = await sandboxFor(t);
 		const answer = 'The balance is 1289.52 USD, about 14328 minutes of calls.';
 		sandbox.chatModel.script(
 			{
@@ -196,7 +189,7 @@ describe('sandbox chat model', () => {
 	});
 
 	test('a wrong API key is a 401, /v1/models lists the model, the Responses API is named as unsupported', async (t) => {
-		const sandbox = await start(t);
+		const sandbox = await sandboxFor(t);
 		const wrong = await complete(sandbox, { messages: ask('balance') }, 'sk-not-the-sandbox-key');
 		assert.equal(wrong.status, 401);
 		assert.equal((await wrong.json()).error.code, 'invalid_api_key');
@@ -219,7 +212,7 @@ describe('sandbox chat model', () => {
 	});
 
 	test('a scripted call of a tool that was not offered is a 400 that lists the offered tools', async (t) => {
-		const sandbox = await start(t);
+		const sandbox = await sandboxFor(t);
 		sandbox.chatModel.script({ toolCalls: [{ name: 'Delete_everything', arguments: {} }] });
 		const response = await complete(sandbox, { messages: ask('hi') });
 		assert.equal(response.status, 400);
@@ -229,7 +222,7 @@ describe('sandbox chat model', () => {
 	});
 
 	test('the model ignores the API faults and rate limits', async (t) => {
-		const sandbox = await start(t, { rateLimitPerMinute: 1, faults: { serverErrorRate: 1 } });
+		const sandbox = await sandboxFor(t, { rateLimitPerMinute: 1, faults: { serverErrorRate: 1 } });
 		for (let i = 0; i < 3; i++) {
 			sandbox.chatModel.script({ answer: `answer ${i}` });
 			assert.equal(
@@ -272,7 +265,7 @@ describe('sandbox chat model', () => {
 		});
 		for (const [question, name, args] of cases) {
 			test(`"${question}" calls ${name} with arguments from the question`, async (t) => {
-				const sandbox = await start(t);
+				const sandbox = await sandboxFor(t);
 				const message = await messageOf(await complete(sandbox, { messages: ask(question) }));
 				assert.deepEqual(callsOf(message), [{ name, arguments: args }]);
 				assert.equal(sandbox.chatModel.requests[0].scripted, false);
@@ -280,7 +273,7 @@ describe('sandbox chat model', () => {
 		}
 
 		test('after the tool ran it answers with what the tool returned and says it is the stand-in', async (t) => {
-			const sandbox = await start(t);
+			const sandbox = await sandboxFor(t);
 			const result = JSON.stringify([{ credit: 1289.52, currency: 'USD' }]);
 			const message = await messageOf(
 				await complete(sandbox, {
@@ -305,7 +298,7 @@ describe('sandbox chat model', () => {
 		});
 
 		test('a question without a keyword gets the list of keywords and tools', async (t) => {
-			const sandbox = await start(t);
+			const sandbox = await sandboxFor(t);
 			const message = await messageOf(await complete(sandbox, { messages: ask('Hello there') }));
 			assert.equal(message.tool_calls, undefined);
 			assert.ok(message.content.startsWith(STAND_IN_NOTE));

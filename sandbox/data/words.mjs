@@ -1,0 +1,123 @@
+// Word lists the seed data and the stand-in customers draw from.
+
+export const FIRST_NAMES = [
+	'Lucia',
+	'Mateo',
+	'Sofia',
+	'Hugo',
+	'Martina',
+	'Daniel',
+	'Valeria',
+	'Pablo',
+	'Julia',
+	'Alvaro',
+	'Emma',
+	'Liam',
+	'Olivia',
+	'Noah',
+	'Ava',
+	'Lucas',
+	'Mia',
+	'Leo',
+	'Chloe',
+	'Adam',
+];
+export const LAST_NAMES = [
+	'Garcia',
+	'Martinez',
+	'Lopez',
+	'Sanchez',
+	'Perez',
+	'Gomez',
+	'Fernandez',
+	'Ruiz',
+	'Diaz',
+	'Moreno',
+	'Smith',
+	'Johnson',
+	'Brown',
+	'Taylor',
+	'Wilson',
+	'Davies',
+	'Evans',
+	'Walker',
+	'Wright',
+	'Hall',
+];
+export const AGENT_PURPOSES = [
+	'Sales',
+	'Support',
+	'Collections',
+	'Appointments',
+	'Surveys',
+	'Onboarding',
+	'Renewals',
+	'Reception',
+];
+export const PROVIDERS = ['openai', 'elevenlabs', 'google', 'azure', 'deepgram'];
+export const CAMPAIGN_TOPICS = [
+	'Renewal reminders',
+	'Payment follow-up',
+	'Satisfaction survey',
+	'Appointment confirmation',
+	'Product launch',
+	'Win-back offer',
+	'Event invitation',
+	'Lead qualification',
+	'Delivery notice',
+	'Policy update',
+	'Webinar reminder',
+	'Upsell premium plan',
+];
+export const MONTHS = [
+	'January',
+	'February',
+	'March',
+	'April',
+	'May',
+	'June',
+	'July',
+	'August',
+	'September',
+	'October',
+	'November',
+	'December',
+];
+export const CALL_RESULTS = [
+	'interested',
+	'not_interested',
+	'callback_requested',
+	'appointment_booked',
+	'voicemail',
+];
+export const CITIES = [
+	'Madrid',
+	'Barcelona',
+	'Valencia',
+	'Sevilla',
+	'London',
+	'Manchester',
+	'New York',
+	'Austin',
+];
+export const PLANS = ['free', 'pro', 'enterprise'];
+/** What seeded customers write; the customer-messages control endpoint reuses them. */
+export const INBOUND_TEXTS = [
+	'Hi, I have a question about my order.',
+	'Can you tell me when my delivery arrives?',
+	'Thanks, that works for me.',
+	'Is it possible to change the appointment to Friday?',
+	'I did not receive the invoice.',
+	'Perfect, see you then!',
+	'How much does the premium plan cost?',
+	'Could someone call me back this afternoon?',
+];
+export const OUTBOUND_TEXTS = [
+	'Hello! How can we help you today?',
+	'Your order has been shipped and should arrive within 2 days.',
+	'We have moved your appointment as requested.',
+	'Here is your invoice, let us know if anything is missing.',
+	'The premium plan is 29 EUR per month.',
+	'Sure, an agent will call you back after 15:00.',
+	'Thanks for contacting us!',
+];

@@ -1,0 +1,167 @@
+// What tests and demos steer a running sandbox with, outside the API: the control endpoint where
+// a customer writes, the progress timer, and the methods of the object startSandbox returns.
+import { HttpError, advanceOnce, customerWrites, insert } from '../api.mjs';
+import { parseJson, readBody } from './body.mjs';
+import { createFaultInjector } from './faults.mjs';
+import { setOptions } from './options.mjs';
+import { TOKEN_PATH } from './auth.mjs';
+
+/**
+ * @typedef {import('../api.mjs').ApiContext} ApiContext
+ * @typedef {import('../data.mjs').Campaign} Campaign
+ * @typedef {import('../server.mjs').Sandbox} Sandbox
+ * @typedef {import('../server.mjs').LogEntry} LogEntry
+ */
+
+/** Control endpoint (not part of the API, outside its log, faults and limits): a customer writes. */
+export const CUSTOMER_MESSAGES_PATH = '/sandbox/customer-messages';
+
+/**
+ * POST CUSTOMER_MESSAGES_PATH with the options of customerWrites (api/customer.mjs): 201 `{ chat, items }`.
+ * @param {ApiContext} api
+ * @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res
+ */
+export async function writeAsCustomer(api, req, res) {
+	/** @type {import('../api.mjs').ApiResult} */
+	let result;
+	try {
+		if (req.method !== 'POST')
+			throw new HttpError(404, `Cannot ${req.method} ${CUSTOMER_MESSAGES_PATH}`);
+		result = { status: 201, body: customerWrites(api, parseJson(await readBody(req))) };
+	} catch (error) {
+		if (!(error instanceof HttpError)) throw error;
+		result = { status: error.statusCode, body: error.toBody() };
+	}
+	const payload = JSON.stringify(result.body);
+	res.writeHead(result.status, {
+		'Content-Type': 'application/json; charset=utf-8',
+		'Content-Length': Buffer.byteLength(payload),
+	});
+	res.end(payload);
+}
+
+/**
+ * Campaigns and broadcast messages move on every `progressIntervalMs` (0: only by `advance()`).
+ * @param {ApiContext} api @param {{ progressIntervalMs: number }} opts
+ */
+export function createProgressTimer(api, opts) {
+	/** @type {NodeJS.Timeout | undefined} */
+	let timer;
+	const stop = () => {
+		if (timer) clearInterval(timer);
+		timer = undefined;
+	};
+	return {
+		/** (Re)starts the timer with the interval the options say now. */
+		restart() {
+			stop();
+			if (opts.progressIntervalMs > 0) {
+				timer = setInterval(() => advanceOnce(api), opts.progressIntervalMs);
+				timer.unref();
+			}
+		},
+		stop,
+	};
+}
+
+/**
+ * A new campaign, pending, newer than every other one (list pages rely on that order).
+ * @param {ApiContext} api @param {Partial<Campaign>} partial
+ */
+function addCampaign({ state, newId }, partial) {
+	const campaigns = state.campaigns;
+	const newest = campaigns.length > 0 ? Date.parse(campaigns[campaigns.length - 1].createdAt) : 0;
+	const at = new Date(Math.max(Date.now(), newest + 1)).toISOString();
+	const number = campaigns.length + 1;
+	/** @type {Campaign} */
+	const campaign = {
+		id: newId('cmp'),
+		name: `Sandbox campaign ${number}`,
+		status: 'pending',
+		agentName: state.agents[state.agents.length - 1]?.name ?? 'Sales Lucia',
+		mode: 'immediate',
+		numberDid: campaigns[campaigns.length - 1]?.numberDid ?? '+34910000000',
+		createdAt: at,
+		updatedAt: at,
+		fileName: `sandbox-campaign-${number}-numbers.csv`,
+		startDate: at,
+		...partial,
+	};
+	return insert(campaigns, campaign);
+}
+
+/**
+ * The object startSandbox returns: where it listens, its state and log, and its controls.
+ * @param {{
+ *   api: ApiContext,
+ *   opts: Required<import('./options.mjs').SandboxOptions>,
+ *   listening: { url: string, port: number, close: () => Promise<void> },
+ *   log: LogEntry[],
+ *   tokens: import('./auth.mjs').TokenService,
+ *   limits: ReturnType<typeof import('./rateLimit.mjs').createRateLimits>,
+ *   faults: { injector: import('./faults.mjs').FaultInjector },
+ *   progress: ReturnType<typeof createProgressTimer>,
+ *   chatModel: ReturnType<typeof import('../chatModel.mjs').createChatModel>,
+ * }} parts
+ * @returns {Sandbox}
+ */
+export function sandboxControls({
+	api,
+	opts,
+	listening,
+	log,
+	tokens,
+	limits,
+	faults,
+	progress,
+	chatModel,
+}) {
+	return {
+		url: listening.url,
+		port: listening.port,
+		state: api.state,
+		log,
+		clearLog() {
+			log.length = 0;
+		},
+		get tokensIssued() {
+			return tokens.issued;
+		},
+		tokenRequests() {
+			return log.filter((entry) => entry.path === TOKEN_PATH || entry.path === `${TOKEN_PATH}/`);
+		},
+		advance(steps = 1) {
+			for (let i = 0; i < steps; i++) advanceOnce(api);
+		},
+		customerWrites(options = {}) {
+			return customerWrites(api, options);
+		},
+		addCampaign(partial = {}) {
+			return addCampaign(api, partial);
+		},
+		expireTokens() {
+			tokens.expireAll();
+		},
+		resetRateLimits() {
+			limits.api.reset();
+			limits.token.reset();
+		},
+		/** Switches faults on (or off with `{}`) from now on; `faultCounts` says how many were injected. */
+		setFaults(faultOptions = {}) {
+			faults.injector = createFaultInjector(faultOptions);
+		},
+		get faultCounts() {
+			return { ...faults.injector.counts };
+		},
+		setOptions(partial) {
+			setOptions(opts, partial);
+			if (partial.progressIntervalMs !== undefined) progress.restart();
+		},
+		options: opts,
+		chatModel,
+		close() {
+			progress.stop();
+			return listening.close();
+		},
+	};
+}

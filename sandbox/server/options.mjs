@@ -1,0 +1,84 @@
+// The options of startSandbox: their defaults, and the ones a running sandbox may change.
+import { MAX_UPLOAD_BYTES } from '../api.mjs';
+import { ALTERNATIVES, DEFAULT_ALTERNATIVES, checkAlternative } from '../alternatives.mjs';
+
+/**
+ * @typedef {{
+ *   port?: number,
+ *   host?: string,
+ *   tokenLifetimeSeconds?: number,
+ *   rateLimitPerMinute?: number,
+ *   tokenRateLimitPerMinute?: number,
+ *   progressIntervalMs?: number,
+ *   seed?: number,
+ *   agentCount?: number,
+ *   campaignCount?: number,
+ *   activeCampaignCount?: number,
+ *   maxLogEntries?: number,
+ *   maxUploadBytes?: number,
+ *   rateWindowMs?: number,
+ *   countRefusedRequests?: boolean,
+ *   faults?: import('./faults.mjs').FaultOptions,
+ *   onSent?: (sent: import('../data.mjs').SentMessage | import('../data.mjs').SentChatMessage) => void,
+ * } & Partial<import('../alternatives.mjs').Alternatives>} SandboxOptions
+ */
+
+/** @type {Required<SandboxOptions>} */
+export const DEFAULT_OPTIONS = Object.freeze({
+	port: 0,
+	host: '127.0.0.1',
+	tokenLifetimeSeconds: 3600,
+	rateLimitPerMinute: 100,
+	tokenRateLimitPerMinute: 10,
+	progressIntervalMs: 0,
+	seed: 1,
+	agentCount: 25,
+	campaignCount: 30,
+	activeCampaignCount: 5,
+	maxLogEntries: Infinity,
+	maxUploadBytes: MAX_UPLOAD_BYTES,
+	rateWindowMs: 60_000,
+	countRefusedRequests: false,
+	faults: {},
+	// Where the API's description is silent: docs/api.md's choices (alternatives.mjs lists others).
+	...DEFAULT_ALTERNATIVES,
+});
+
+/** What `setOptions()` changes on a running sandbox, besides the alternatives. */
+export const SETTABLE_OPTIONS = /** @type {const} */ ([
+	'tokenLifetimeSeconds',
+	'rateLimitPerMinute',
+	'rateWindowMs',
+	'countRefusedRequests',
+	'tokenRateLimitPerMinute',
+	'progressIntervalMs',
+	'maxLogEntries',
+	'maxUploadBytes',
+]);
+
+/** @param {SandboxOptions} options */
+export function withDefaults(options) {
+	/** @type {Record<string, unknown>} */
+	const merged = { ...DEFAULT_OPTIONS };
+	for (const [key, value] of Object.entries(options ?? {})) {
+		if (value === undefined) continue;
+		merged[key] = key in ALTERNATIVES ? checkAlternative(/** @type {any} */ (key), value) : value;
+	}
+	return /** @type {Required<SandboxOptions>} */ (merged);
+}
+
+/**
+ * Sets on `opts` what `partial` gives of SETTABLE_OPTIONS and the alternatives (checked).
+ * @param {Required<SandboxOptions>} opts
+ * @param {Pick<SandboxOptions, (typeof SETTABLE_OPTIONS)[number]> & Partial<import('../alternatives.mjs').Alternatives>} partial
+ */
+export function setOptions(opts, partial) {
+	for (const key of SETTABLE_OPTIONS) {
+		if (partial[key] !== undefined) opts[key] = partial[key];
+	}
+	for (const key of /** @type {Array<keyof import('../alternatives.mjs').Alternatives>} */ (
+		Object.keys(ALTERNATIVES)
+	)) {
+		if (partial[key] !== undefined) opts[key] = checkAlternative(key, partial[key]);
+	}
+}
