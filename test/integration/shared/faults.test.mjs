@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { retrySettings } from '../../tools/nodeShared.mjs';
-import { sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { Messenger } from '../../../nodes/Messenger/Messenger.node.ts';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { retrySettings } from '../../../tools/nodeShared.mjs';
+import { sandboxRunner } from '../../../tools/sandboxRun.mjs';
 
 const ITEMS = 1000;
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
-import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, httpError, sandboxHttp } from '../../tools/context.mjs';
+import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { createPollContext, httpError, sandboxHttp } from '../../../tools/context.mjs';
 
 const trigger = new VoiceAiTrigger();
 
@@ -165,7 +165,7 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			{
 				wrapHttp: (http) => async (type, options) => {
 					if (failNext && options.qs?.status === 'in_progress')
-						throw new (await import('../../tools/nodeShared.mjs')).NodeApiError(
+						throw new (await import('../../../tools/nodeShared.mjs')).NodeApiError(
 							{ name: 't', type: 't', typeVersion: 1, position: [0, 0], parameters: {} },
 							httpError(400, { message: 'boom' }),
 						);
@@ -194,7 +194,7 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			{ event: 'campaignStatusChanged', campaignScope: 'all', statuses: [] },
 			{
 				wrapHttp: () => async () => {
-					throw new (await import('../../tools/nodeShared.mjs')).NodeApiError(
+					throw new (await import('../../../tools/nodeShared.mjs')).NodeApiError(
 						{ name: 't', type: 't', typeVersion: 1, position: [0, 0], parameters: {} },
 						httpError(403, { message: 'Missing role: voicebot' }),
 					);

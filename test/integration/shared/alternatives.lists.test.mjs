@@ -5,15 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
-import { DEFAULT_ALTERNATIVES } from '../../sandbox/alternatives.mjs';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { searchCampaigns } from '../../nodes/VoiceAi/methods/listSearch.ts';
-import { createLoadOptionsContext, createPollContext, sandboxHttp } from '../../tools/context.mjs';
-import { sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { Messenger } from '../../../nodes/Messenger/Messenger.node.ts';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { DEFAULT_ALTERNATIVES } from '../../../sandbox/alternatives.mjs';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { searchCampaigns } from '../../../nodes/VoiceAi/methods/listSearch.ts';
+import { createLoadOptionsContext, createPollContext, sandboxHttp } from '../../../tools/context.mjs';
+import { sandboxRunner } from '../../../tools/sandboxRun.mjs';
 
 const rl = (value) => ({ __rl: true, mode: 'id', value });
 

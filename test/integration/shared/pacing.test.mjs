@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { pacingSettings, resetPacing } from '../../tools/nodeShared.mjs';
-import { sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { pacingSettings, resetPacing } from '../../../tools/nodeShared.mjs';
+import { sandboxRunner } from '../../../tools/sandboxRun.mjs';
 
 // The API's minute scaled down to 1.5 s on both sides, so the run takes seconds.
 const WINDOW_MS = 1500;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, httpError, sandboxHttp } from '../../tools/context.mjs';
-import { NodeApiError } from '../../tools/nodeShared.mjs';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { createPollContext, httpError, sandboxHttp } from '../../../tools/context.mjs';
+import { NodeApiError } from '../../../tools/nodeShared.mjs';
 
 const trigger = new MessengerTrigger();
 const NODE = {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { retrySettings } from '../../tools/nodeShared.mjs';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { requestsSince, sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { retrySettings } from '../../../tools/nodeShared.mjs';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { requestsSince, sandboxRunner } from '../../../tools/sandboxRun.mjs';
 
 const rl = (value) => ({ __rl: true, mode: 'id', value });
 

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
-import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { searchContacts } from '../../nodes/Messenger/methods/listSearch.ts';
-import { getWhatsappNumbers } from '../../nodes/Messenger/methods/loadOptions.ts';
-import { DEMO_CLIENTS, ENDPOINTS, startSandbox } from '../../sandbox/server.mjs';
-import { binaryItem, sha256 } from '../../tools/binary.mjs';
-import { createLoadOptionsContext } from '../../tools/context.mjs';
-import { NodeApiError, NodeOperationError } from '../../tools/nodeShared.mjs';
-import { requestsSince, sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { Messenger } from '../../../nodes/Messenger/Messenger.node.ts';
+import { searchContacts } from '../../../nodes/Messenger/methods/listSearch.ts';
+import { getWhatsappNumbers } from '../../../nodes/Messenger/methods/loadOptions.ts';
+import { DEMO_CLIENTS, ENDPOINTS, startSandbox } from '../../../sandbox/server.mjs';
+import { binaryItem, sha256 } from '../../../tools/binary.mjs';
+import { createLoadOptionsContext } from '../../../tools/context.mjs';
+import { NodeApiError, NodeOperationError } from '../../../tools/nodeShared.mjs';
+import { requestsSince, sandboxRunner } from '../../../tools/sandboxRun.mjs';
 
 const rl = (value) => ({ __rl: true, mode: 'id', value });
 const M = '/api/v1/messenger';

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, sandboxHttp } from '../../tools/context.mjs';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { createPollContext, sandboxHttp } from '../../../tools/context.mjs';
 
 const trigger = new MessengerTrigger();
 
