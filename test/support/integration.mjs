@@ -117,11 +117,18 @@ export const ALTERNATIVES_SETTINGS = {
 
 export const MESSENGER_API = '/api/v1/messenger';
 
-/** The Messenger node's files: a sandbox without a rate limit, the node as a messenger-only client. */
-export const messengerSuite = () =>
-	sandboxSuite({ rateLimitPerMinute: 0 }, (sandbox) => ({
+/**
+ * The Messenger node's files: a sandbox without a rate limit, the node as a messenger-only client.
+ * `file` names the file's share of MESSENGER_ENDPOINTS_BY_FILE, for `suite.unreachedEndpoints()`.
+ */
+export function messengerSuite(file) {
+	const suite = sandboxSuite({ rateLimitPerMinute: 0 }, (sandbox) => ({
 		messenger: sandboxRunner(Messenger, sandbox, DEMO_CLIENTS.messengerOnly),
 	}));
+	suite.unreachedEndpoints = () =>
+		unreachedEndpoints(suite.sandbox, MESSENGER_ENDPOINTS_BY_FILE[file]);
+	return suite;
+}
 
 export const openChat = (sandbox) => sandbox.state.chats.find((c) => c.status === 'open');
 
@@ -162,7 +169,7 @@ export const messagingEndpoints = () =>
 	);
 
 /** Of `endpoints` ("METHOD path" below MESSENGER_API), those no request in the log reached with success. */
-export function unreachedEndpoints(sandbox, endpoints) {
+function unreachedEndpoints(sandbox, endpoints) {
 	const full = (endpoint) => endpoint.replace(' ', ` ${MESSENGER_API}`);
 	// `/messages/{id}` must not count a call of the literal `/messages/whatsapp-numbers`.
 	const literal = new Set(

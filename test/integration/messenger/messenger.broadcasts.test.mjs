@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import {
-	MESSENGER_API as M,
-	MESSENGER_ENDPOINTS_BY_FILE,
-	messengerSuite,
-	unreachedEndpoints,
-} from '../../support/integration.mjs';
+import { MESSENGER_API as M, messengerSuite } from '../../support/integration.mjs';
 
 describe('Messenger node against the sandbox: broadcasts', () => {
-	const env = messengerSuite();
+	const env = messengerSuite('broadcasts');
 
 	it('Broadcast → Send to three recipients, then Get Status of each after progress', async () => {
 		const { sandbox, messenger } = env;
@@ -94,6 +89,6 @@ describe('Messenger node against the sandbox: broadcasts', () => {
 	});
 
 	it('reached each of its endpoints with success', () => {
-		assert.deepEqual(unreachedEndpoints(env.sandbox, MESSENGER_ENDPOINTS_BY_FILE.broadcasts), []);
+		assert.deepEqual(env.unreachedEndpoints(), []);
 	});
 });

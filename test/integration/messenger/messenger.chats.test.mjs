@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { NodeApiError } from '../../../tools/nodeShared.mjs';
-import {
-	MESSENGER_API as M,
-	MESSENGER_ENDPOINTS_BY_FILE,
-	messengerSuite,
-	openChat,
-	unreachedEndpoints,
-} from '../../support/integration.mjs';
+import { MESSENGER_API as M, messengerSuite, openChat } from '../../support/integration.mjs';
 
 describe('Messenger node against the sandbox: chats', () => {
-	const env = messengerSuite();
+	const env = messengerSuite('chats');
 
 	it('Chat → Check Existing: true with the ID for an open chat, false for a closed one', async () => {
 		const { sandbox, messenger } = env;
@@ -132,6 +126,6 @@ describe('Messenger node against the sandbox: chats', () => {
 	});
 
 	it('reached each of its endpoints with success', () => {
-		assert.deepEqual(unreachedEndpoints(env.sandbox, MESSENGER_ENDPOINTS_BY_FILE.chats), []);
+		assert.deepEqual(env.unreachedEndpoints(), []);
 	});
 });

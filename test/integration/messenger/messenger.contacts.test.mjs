@@ -5,14 +5,12 @@ import { searchContacts } from '../../../nodes/Messenger/methods/listSearch.ts';
 import {
 	loadOptionsContext,
 	MESSENGER_API as M,
-	MESSENGER_ENDPOINTS_BY_FILE,
 	messengerSuite,
 	rl,
-	unreachedEndpoints,
 } from '../../support/integration.mjs';
 
 describe('Messenger node against the sandbox: contacts', () => {
-	const env = messengerSuite();
+	const env = messengerSuite('contacts');
 
 	it('Contact → Create, Update Attribute, then Search finds it with the new value; Get and Replace Attributes', async () => {
 		const { sandbox, messenger } = env;
@@ -104,6 +102,6 @@ describe('Messenger node against the sandbox: contacts', () => {
 	});
 
 	it('reached each of its endpoints with success', () => {
-		assert.deepEqual(unreachedEndpoints(env.sandbox, MESSENGER_ENDPOINTS_BY_FILE.contacts), []);
+		assert.deepEqual(env.unreachedEndpoints(), []);
 	});
 });

@@ -4,16 +4,10 @@ import { describe, it } from 'node:test';
 
 import { binaryItem, sha256 } from '../../../tools/binary.mjs';
 import { requestsSince } from '../../../tools/sandboxRun.mjs';
-import {
-	MESSENGER_API as M,
-	MESSENGER_ENDPOINTS_BY_FILE,
-	messengerSuite,
-	openChat,
-	unreachedEndpoints,
-} from '../../support/integration.mjs';
+import { MESSENGER_API as M, messengerSuite, openChat } from '../../support/integration.mjs';
 
 describe('Messenger node against the sandbox: Send Media File', () => {
-	const env = messengerSuite();
+	const env = messengerSuite('mediaFiles');
 
 	it('Message → Send Media File uploads the exact bytes once, with name, type and caption', async () => {
 		const { sandbox, messenger } = env;
@@ -120,6 +114,6 @@ describe('Messenger node against the sandbox: Send Media File', () => {
 	});
 
 	it('reached each of its endpoints with success', () => {
-		assert.deepEqual(unreachedEndpoints(env.sandbox, MESSENGER_ENDPOINTS_BY_FILE.mediaFiles), []);
+		assert.deepEqual(env.unreachedEndpoints(), []);
 	});
 });

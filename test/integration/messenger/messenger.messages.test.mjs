@@ -5,15 +5,13 @@ import { getWhatsappNumbers } from '../../../nodes/Messenger/methods/loadOptions
 import {
 	loadOptionsContext,
 	MESSENGER_API as M,
-	MESSENGER_ENDPOINTS_BY_FILE,
 	messengerSuite,
 	openChat,
 	plain,
-	unreachedEndpoints,
 } from '../../support/integration.mjs';
 
 describe('Messenger node against the sandbox: WhatsApp numbers and messages', () => {
-	const env = messengerSuite();
+	const env = messengerSuite('messages');
 
 	it('WhatsApp Number → Get Many lists the numbers; the dropdown shows them by name', async () => {
 		const { sandbox, messenger } = env;
@@ -155,6 +153,6 @@ describe('Messenger node against the sandbox: WhatsApp numbers and messages', ()
 	});
 
 	it('reached each of its endpoints with success', () => {
-		assert.deepEqual(unreachedEndpoints(env.sandbox, MESSENGER_ENDPOINTS_BY_FILE.messages), []);
+		assert.deepEqual(env.unreachedEndpoints(), []);
 	});
 });
