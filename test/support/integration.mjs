@@ -58,10 +58,10 @@ export const apiCallsSince = (sandbox, mark) =>
 	sandbox.log.slice(mark).filter((e) => !e.path.endsWith('/auth/token'));
 
 /** The same as "METHOD path status" lines. */
-export const apiRequestsSince = (sandbox, mark) =>
+const apiRequestsSince = (sandbox, mark) =>
 	requestsSince(sandbox, mark).filter((r) => !r.includes('/auth/token'));
 
-/** A node runner whose credential does no pacing: for tests where the request budget is not under test. */
+/** A node runner with pacing off, for tests where the request budget is not under test. */
 export const unpacedRunner = (NodeClass, sandbox, client = DEMO_CLIENTS.full) =>
 	sandboxRunner(NodeClass, sandbox, client, { requestsPerMinute: 0 });
 
@@ -168,7 +168,7 @@ export const messagingEndpoints = () =>
 		(e) => `${e.method} ${e.path.slice(MESSENGER_API.length)}`,
 	);
 
-/** Of `endpoints` ("METHOD path" below MESSENGER_API), those no request in the log reached with success. */
+/** Of `endpoints` ("METHOD path" below MESSENGER_API), those no 2xx request in the log reached. */
 function unreachedEndpoints(sandbox, endpoints) {
 	const full = (endpoint) => endpoint.replace(' ', ` ${MESSENGER_API}`);
 	// `/messages/{id}` must not count a call of the literal `/messages/whatsapp-numbers`.

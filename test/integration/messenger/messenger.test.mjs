@@ -1,5 +1,5 @@
-// The Messenger node as a whole: what it refuses before any request, the role it needs, and the
-// endpoints its files below reach (each messenger.<resource>.test.mjs asserts its own share).
+// The Messenger node as a whole: what it refuses before any request, the role it needs, and
+// all 18 messaging endpoints, reached by the messenger.<resource>.test.mjs files (each its share).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
