@@ -1,28 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { pacingSettings, resetPacing } from '../../tools/nodeShared.mjs';
-import { sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import { pacingSettings, resetPacing } from '../../../tools/nodeShared.mjs';
+import { sandboxRunner } from '../../../tools/sandboxRun.mjs';
+import { sandboxSuite } from '../../support/integration.mjs';
 
 // The API's minute scaled down to 1.5 s on both sides, so the run takes seconds.
 const WINDOW_MS = 1500;
 const LIMIT = 20;
 
 describe('pacing keeps a long run under the rate limit on its own', () => {
-	let sandbox;
-	before(async () => {
+	before(() => {
 		pacingSettings.windowMs = WINDOW_MS;
-		sandbox = await startSandbox({ port: 0, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS });
 	});
-	after(async () => {
+	after(() => {
 		pacingSettings.windowMs = 60_000;
 		resetPacing();
-		await sandbox.close();
 	});
+	const env = sandboxSuite({ rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS });
 
 	it('70 items at a budget equal to the limit: no 429, every item answered once', async () => {
+		const { sandbox } = env;
 		const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: LIMIT });
 		const items = Array.from({ length: 70 }, () => ({ json: {} }));
 		const started = Date.now();

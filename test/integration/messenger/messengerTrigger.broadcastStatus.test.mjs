@@ -1,72 +1,35 @@
+// Messenger Trigger, Broadcast Message Status Changed, against the sandbox over real HTTP: the
+// broadcasts are sent straight to the API, the trigger polls their status as in n8n.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, httpError, sandboxHttp } from '../../tools/context.mjs';
-import { NodeApiError } from '../../tools/nodeShared.mjs';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import { apiCall } from '../../support/sandboxApi.mjs';
+import { apiError, MESSENGER_API, sandboxSuite, watcher } from '../../support/integration.mjs';
 
-const trigger = new MessengerTrigger();
-const NODE = {
-	name: 'Messenger Trigger',
-	type: 't',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const watch = (sandbox, params, options) => watcher(MessengerTrigger, sandbox, params, options);
 
-function watcher(sandbox, params, { failWhen } = {}) {
-	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full);
-	const staticData = {};
-	const http = async (type, options) => {
-		if (failWhen?.(options)) throw new NodeApiError(NODE, httpError(503, 'Service Unavailable'));
-		return await auth.httpRequestWithAuthentication(type, options);
-	};
-	const poll = async (mode = 'trigger') => {
-		const { context, warnings } = createPollContext({
-			params,
-			http,
-			credentials: auth.store.data,
-			staticData,
-			mode,
-		});
-		const result = await trigger.poll.call(context);
-		return { items: result ? result[0].map((i) => i.json) : [], warnings };
-	};
-	return { poll, staticData, auth };
-}
-
-const senders = new Map();
+/** Sends one WhatsApp broadcast to `recipients`; resolves to the new messages' IDs. */
 async function sendBroadcast(sandbox, recipients) {
-	if (!senders.has(sandbox)) {
-		senders.set(sandbox, sandboxHttp(sandbox, DEMO_CLIENTS.full));
-	}
-	const auth = senders.get(sandbox);
-	const answer = await auth.httpRequestWithAuthentication('voiceMessagingApi', {
-		method: 'POST',
-		baseURL: sandbox.url,
-		url: '/api/v1/messenger/broadcast/messages',
-		body: { channel: 'whatsapp', text: 'Your order shipped', recipients },
-		json: true,
-	});
+	const path = `${MESSENGER_API}/broadcast/messages`;
+	const body = { channel: 'whatsapp', text: 'Your order shipped', recipients };
+	const answer = await apiCall(sandbox, DEMO_CLIENTS.full, 'POST', path, body);
 	return answer.items.map((m) => m.id);
 }
 
 describe('Messenger Trigger: Broadcast Message Status Changed', () => {
-	let sandbox;
-	before(async () => {
-		// Each watcher is its own credential, as separate triggers would be: lift the token limit.
-		sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
-	});
-	after(async () => sandbox.close());
+	// Each watcher is its own credential, as separate triggers would be: lift the token limit.
+	const env = sandboxSuite({ rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
 
 	it('records a baseline, reports each change once with the status before, and stops at final statuses', async () => {
+		const { sandbox } = env;
 		const ids = await sendBroadcast(sandbox, [
 			{ phone: '+34600000101' },
 			{ phone: '+34600000102' },
 			{ phone: '+34600000000' },
 		]);
-		const w = watcher(sandbox, {
+		const w = watch(sandbox, {
 			event: 'broadcastStatusChanged',
 			messageIds: ids.join(', '),
 			statuses: [],
@@ -107,11 +70,12 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 	});
 
 	it('filters by target status and accepts an array of ids from an expression', async () => {
+		const { sandbox } = env;
 		const ids = await sendBroadcast(sandbox, [
 			{ phone: '+34600000201' },
 			{ phone: '+34600000202' },
 		]);
-		const w = watcher(sandbox, {
+		const w = watch(sandbox, {
 			event: 'broadcastStatusChanged',
 			messageIds: ids,
 			statuses: ['delivered'],
@@ -127,12 +91,18 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 	});
 
 	it('a failed poll keeps the state; the change comes with the next poll, once', async () => {
+		const { sandbox } = env;
 		const ids = await sendBroadcast(sandbox, [{ phone: '+34600000301' }]);
 		let failing = false;
-		const w = watcher(
+		const w = watch(
 			sandbox,
 			{ event: 'broadcastStatusChanged', messageIds: ids[0], statuses: [] },
-			{ failWhen: () => failing },
+			{
+				wrapHttp: (http) => async (type, options) => {
+					if (failing) throw apiError(503, 'Service Unavailable');
+					return await http(type, options);
+				},
+			},
 		);
 		await w.poll();
 		sandbox.advance();
@@ -151,13 +121,14 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 	});
 
 	it('an unknown id is logged and dropped; ids added later start without an event', async () => {
+		const { sandbox } = env;
 		const [id] = await sendBroadcast(sandbox, [{ phone: '+34600000401' }]);
 		const params = {
 			event: 'broadcastStatusChanged',
 			messageIds: `${id}, bcm_unknown`,
 			statuses: [],
 		};
-		const w = watcher(sandbox, params);
+		const w = watch(sandbox, params);
 		await w.poll();
 		assert.deepEqual(w.staticData.poll.state.finished, ['bcm_unknown']);
 		const [later] = await sendBroadcast(sandbox, [{ phone: '+34600000402' }]);
@@ -179,8 +150,9 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 	});
 
 	it('Fetch Test Event returns the real current status and leaves the state alone', async () => {
+		const { sandbox } = env;
 		const [id] = await sendBroadcast(sandbox, [{ phone: '+34600000501' }]);
-		const w = watcher(sandbox, { event: 'broadcastStatusChanged', messageIds: id, statuses: [] });
+		const w = watch(sandbox, { event: 'broadcastStatusChanged', messageIds: id, statuses: [] });
 		await w.poll();
 		const snapshot = JSON.stringify(w.staticData);
 		sandbox.advance();
@@ -193,13 +165,14 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 	});
 
 	it('bad ids fail before any request, naming the field', async () => {
+		const { sandbox } = env;
 		const mark = sandbox.log.length;
 		for (const messageIds of [
 			'',
 			'ok_1, ../auth/token',
 			Array.from({ length: 51 }, (_, i) => `bcm_${i}`),
 		]) {
-			const w = watcher(sandbox, { event: 'broadcastStatusChanged', messageIds, statuses: [] });
+			const w = watch(sandbox, { event: 'broadcastStatusChanged', messageIds, statuses: [] });
 			await assert.rejects(w.poll(), /Broadcast Message ID/);
 		}
 		assert.equal(sandbox.log.length, mark);

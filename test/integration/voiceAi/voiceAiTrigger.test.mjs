@@ -1,54 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, httpError, sandboxHttp } from '../../tools/context.mjs';
+import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { apiCallsSince, apiError, sandboxSuite, watcher } from '../../support/integration.mjs';
 
-const trigger = new VoiceAiTrigger();
-
-/** A trigger bound to one sandbox, one credential and one static data object, as in n8n. */
-function watcher(sandbox, params, { wrapHttp } = {}) {
-	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full);
-	const staticData = {};
-	let http = auth.httpRequestWithAuthentication;
-	const poll = async (mode = 'trigger') => {
-		const { context, warnings } = createPollContext({
-			params,
-			http: wrapHttp ? wrapHttp(http) : http,
-			credentials: auth.store.data,
-			staticData,
-			mode,
-		});
-		const result = await trigger.poll.call(context);
-		return { items: result ? result[0].map((i) => i.json) : [], warnings };
-	};
-	return { poll, staticData, setHttp: (next) => (http = next), auth };
-}
-
-const apiCalls = (sandbox, mark) =>
-	sandbox.log.slice(mark).filter((e) => !e.path.endsWith('/auth/token'));
+const watch = (sandbox, params, options) => watcher(VoiceAiTrigger, sandbox, params, options);
+/** Campaign Status Changed for every campaign and every status. */
+const allChanges = () => ({ event: 'campaignStatusChanged', campaignScope: 'all', statuses: [] });
 
 describe('Voice AI Trigger: Campaign Status Changed', () => {
-	let sandbox;
-	beforeEach(async () => {
-		sandbox = await startSandbox({
-			port: 0,
-			campaignCount: 60,
-			activeCampaignCount: 12,
-			rateLimitPerMinute: 0,
-		});
-	});
-	after(async () => sandbox?.close());
-	// each test closes its own sandbox
-	const close = async () => sandbox.close();
+	const env = sandboxSuite(
+		{ campaignCount: 60, activeCampaignCount: 12, rateLimitPerMinute: 0 },
+		undefined,
+		{ each: true },
+	);
 
 	it('the first poll records a baseline and emits nothing; later polls report each change once', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		assert.deepEqual((await w.poll()).items, []);
 		assert.ok(Object.keys(w.staticData.poll.state.active).length === 12);
 		assert.deepEqual((await w.poll()).items, [], 'nothing changed, nothing emitted');
@@ -69,15 +38,11 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			items.every((i) => i.campaign.id === i.campaignId && i.campaignName === i.campaign.name),
 		);
 		assert.deepEqual((await w.poll()).items, [], 'the same change is not reported twice');
-		await close();
 	});
 
 	it('several transitions between two polls: the latest status, with the one recorded before', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		await w.poll();
 		const pending = sandbox.state.campaigns.find((c) => c.status === 'pending');
 		sandbox.advance(3);
@@ -89,18 +54,18 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			!(pending.id in w.staticData.poll.state.active),
 			'finished campaigns leave the state',
 		);
-		await close();
 	});
 
 	it('filters by target status and by chosen campaigns', async () => {
+		const { sandbox } = env;
 		const running = sandbox.state.campaigns.filter((c) => c.status === 'in_progress');
 		const chosen = running.slice(0, 2).map((c) => c.id);
-		const onlyFinal = watcher(sandbox, {
+		const onlyFinal = watch(sandbox, {
 			event: 'campaignStatusChanged',
 			campaignScope: 'all',
 			statuses: ['completed', 'failed'],
 		});
-		const onlyChosen = watcher(sandbox, {
+		const onlyChosen = watch(sandbox, {
 			event: 'campaignStatusChanged',
 			campaignScope: 'chosen',
 			campaignIds: chosen,
@@ -113,15 +78,11 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 		assert.ok(finals.length > 0 && finals.every((i) => ['completed', 'failed'].includes(i.status)));
 		const mine = (await onlyChosen.poll()).items;
 		assert.deepEqual(mine.map((i) => i.campaignId).sort(), [...chosen].sort());
-		await close();
 	});
 
 	it('a campaign created and finished between polls is reported, from null', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		await w.poll();
 		const fresh = sandbox.addCampaign({ name: 'Flash sale' });
 		sandbox.advance(2);
@@ -129,15 +90,11 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 		const item = items.find((i) => i.campaignId === fresh.id);
 		assert.equal(item.previousStatus, null);
 		assert.equal(item.status, fresh.status);
-		await close();
 	});
 
 	it('a cancelled campaign is reported through one GET of that campaign', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		await w.poll();
 		const victim = sandbox.state.campaigns.find((c) => c.status === 'in_progress');
 		victim.status = 'cancelled';
@@ -147,32 +104,25 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			items.map((i) => [i.campaignId, i.previousStatus, i.status]),
 			[[victim.id, 'in_progress', 'cancelled']],
 		);
-		const singles = apiCalls(sandbox, mark).filter((e) =>
+		const singles = apiCallsSince(sandbox, mark).filter((e) =>
 			e.path.startsWith('/api/v1/voice/campaigns/'),
 		);
 		assert.deepEqual(
 			singles.map((e) => e.path),
 			[`/api/v1/voice/campaigns/${victim.id}`],
 		);
-		await close();
 	});
 
 	it('a failed poll leaves the state as it was: the change is reported by the next poll, once', async () => {
+		const { sandbox } = env;
 		let failNext = false;
-		const w = watcher(
-			sandbox,
-			{ event: 'campaignStatusChanged', campaignScope: 'all', statuses: [] },
-			{
-				wrapHttp: (http) => async (type, options) => {
-					if (failNext && options.qs?.status === 'in_progress')
-						throw new (await import('../../tools/nodeShared.mjs')).NodeApiError(
-							{ name: 't', type: 't', typeVersion: 1, position: [0, 0], parameters: {} },
-							httpError(400, { message: 'boom' }),
-						);
-					return await http(type, options);
-				},
+		const w = watch(sandbox, allChanges(), {
+			wrapHttp: (http) => async (type, options) => {
+				if (failNext && options.qs?.status === 'in_progress')
+					throw apiError(400, { message: 'boom' });
+				return await http(type, options);
 			},
-		);
+		});
 		await w.poll();
 		const snapshot = JSON.stringify(w.staticData);
 		sandbox.advance();
@@ -185,34 +135,23 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 		const next = await w.poll();
 		assert.ok(next.items.length > 0);
 		assert.equal((await w.poll()).items.length, 0);
-		await close();
 	});
 
 	it('an error on the first poll or in manual mode is thrown, so the user sees it', async () => {
-		const w = watcher(
-			sandbox,
-			{ event: 'campaignStatusChanged', campaignScope: 'all', statuses: [] },
-			{
-				wrapHttp: () => async () => {
-					throw new (await import('../../tools/nodeShared.mjs')).NodeApiError(
-						{ name: 't', type: 't', typeVersion: 1, position: [0, 0], parameters: {} },
-						httpError(403, { message: 'Missing role: voicebot' }),
-					);
-				},
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges(), {
+			wrapHttp: () => async () => {
+				throw apiError(403, { message: 'Missing role: voicebot' });
 			},
-		);
+		});
 		await assert.rejects(w.poll(), /"voicebot" role/);
 		await assert.rejects(w.poll('manual'), /"voicebot" role/);
 		assert.equal(w.staticData.poll, undefined);
-		await close();
 	});
 
 	it('Fetch Test Event returns a real recent campaign and does not move the state', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		await w.poll();
 		const snapshot = JSON.stringify(w.staticData);
 		sandbox.advance();
@@ -228,23 +167,15 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			(await w.poll()).items.length > 0,
 			'the changes are still reported by the next real poll',
 		);
-		await close();
 	});
 
 	it('state survives as plain JSON (a restart of n8n) and stays bounded', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		await w.poll();
 		const restored = JSON.parse(JSON.stringify(w.staticData));
 		sandbox.advance(5);
-		const fresh = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const fresh = watch(sandbox, allChanges());
 		Object.assign(fresh.staticData, restored);
 		const { items } = await fresh.poll();
 		assert.ok(
@@ -252,32 +183,23 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 			`every tracked campaign finished and was reported (${items.length})`,
 		);
 		assert.deepEqual(fresh.staticData.poll.state.active, {}, 'nothing final is kept');
-		await close();
 	});
 });
 
 describe('Voice AI Trigger: cost per poll does not grow with the number of campaigns', () => {
-	let sandbox;
-	before(async () => {
-		sandbox = await startSandbox({
-			port: 0,
-			campaignCount: 10_000,
-			activeCampaignCount: 20,
-			rateLimitPerMinute: 0,
-		});
+	const env = sandboxSuite({
+		campaignCount: 10_000,
+		activeCampaignCount: 20,
+		rateLimitPerMinute: 0,
 	});
-	after(async () => sandbox.close());
 
 	it('with 10,000 campaigns of which 20 are active, a steady-state poll makes at most 4 requests', async () => {
-		const w = watcher(sandbox, {
-			event: 'campaignStatusChanged',
-			campaignScope: 'all',
-			statuses: [],
-		});
+		const { sandbox } = env;
+		const w = watch(sandbox, allChanges());
 		await w.poll();
 		let mark = sandbox.log.length;
 		await w.poll();
-		const steady = apiCalls(sandbox, mark);
+		const steady = apiCallsSince(sandbox, mark);
 		assert.ok(
 			steady.length <= 4,
 			steady.map((e) => `${e.method} ${e.path} ${JSON.stringify(e.query)}`).join('\n'),
@@ -285,20 +207,17 @@ describe('Voice AI Trigger: cost per poll does not grow with the number of campa
 		mark = sandbox.log.length;
 		sandbox.addCampaign({ name: 'Newly added' });
 		const { items } = await w.poll();
-		assert.ok(apiCalls(sandbox, mark).length <= 4);
+		assert.ok(apiCallsSince(sandbox, mark).length <= 4);
 		assert.deepEqual(items, [], 'a new pending campaign is not a status change');
 	});
 });
 
 describe('Voice AI Trigger: New Campaign', () => {
-	let sandbox;
-	before(async () => {
-		sandbox = await startSandbox({ port: 0, campaignCount: 150, rateLimitPerMinute: 0 });
-	});
-	after(async () => sandbox.close());
+	const env = sandboxSuite({ campaignCount: 150, rateLimitPerMinute: 0 });
 
 	it('emits campaigns created since the last poll, oldest first, once', async () => {
-		const w = watcher(sandbox, { event: 'newCampaign' });
+		const { sandbox } = env;
+		const w = watch(sandbox, { event: 'newCampaign' });
 		assert.deepEqual((await w.poll()).items, []);
 		const a = sandbox.addCampaign({ name: 'Spring A' });
 		const b = sandbox.addCampaign({ name: 'Spring B' });
@@ -312,15 +231,12 @@ describe('Voice AI Trigger: New Campaign', () => {
 });
 
 describe('Voice AI Trigger: Balance Low', () => {
-	let sandbox;
-	before(async () => {
-		sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0 });
-	});
-	after(async () => sandbox.close());
+	const env = sandboxSuite({ rateLimitPerMinute: 0 });
 
 	it('fires once below the threshold and re-arms when the balance recovers', async () => {
+		const { sandbox } = env;
 		sandbox.state.balance.credit = 50;
-		const w = watcher(sandbox, { event: 'balanceLow', metric: 'credit', threshold: 20 });
+		const w = watch(sandbox, { event: 'balanceLow', metric: 'credit', threshold: 20 });
 		assert.deepEqual((await w.poll()).items, [], 'baseline');
 		sandbox.state.balance.credit = 15;
 		const fired = (await w.poll()).items;
@@ -338,9 +254,10 @@ describe('Voice AI Trigger: Balance Low', () => {
 	});
 
 	it('watches minutes too, and a new threshold starts a new baseline', async () => {
+		const { sandbox } = env;
 		sandbox.state.balance.credit = 100;
 		const params = { event: 'balanceLow', metric: 'minutes', threshold: 1 };
-		const w = watcher(sandbox, params);
+		const w = watch(sandbox, params);
 		await w.poll();
 		params.threshold = 100_000;
 		assert.deepEqual((await w.poll()).items, [], 'changed settings: baseline again, no alert');

@@ -3,11 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { retrySettings } from '../../tools/nodeShared.mjs';
-import { sandboxRunner } from '../../tools/sandboxRun.mjs';
+import { Messenger } from '../../../nodes/Messenger/Messenger.node.ts';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { retrySettings } from '../../../tools/nodeShared.mjs';
+import { openChat, sandboxSuite, unpacedRunner } from '../../support/integration.mjs';
 
 const ITEMS = 1000;
 
@@ -22,9 +21,8 @@ const FAULTS = {
 };
 
 describe('1,000 operations under each fault', () => {
-	let sandbox;
 	const saved = { ...retrySettings };
-	before(async () => {
+	before(() => {
 		// Waits in milliseconds instead of seconds; the counts of attempts stay as shipped.
 		Object.assign(retrySettings, {
 			baseDelayMs: 1,
@@ -32,21 +30,17 @@ describe('1,000 operations under each fault', () => {
 			maxRetryAfterMs: 2,
 			retryAfterJitterMs: 1,
 		});
-		sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
 	});
-	after(async () => {
-		Object.assign(retrySettings, saved);
-		await sandbox.close();
-	});
+	after(() => Object.assign(retrySettings, saved));
+	const env = sandboxSuite({ rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
 
 	for (const [name, faults] of Object.entries(FAULTS)) {
 		it(name, async () => {
+			const { sandbox } = env;
 			sandbox.setFaults({ seed: 7, ...faults });
-			const chat = sandbox.state.chats.find((c) => c.status === 'open');
-			const messenger = sandboxRunner(Messenger, sandbox, DEMO_CLIENTS.full, {
-				requestsPerMinute: 0,
-			});
-			const voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
+			const chat = openChat(sandbox);
+			const messenger = unpacedRunner(Messenger, sandbox);
+			const voice = unpacedRunner(VoiceAi, sandbox);
 			const run = `${name}:${Date.now()}`;
 			const messagesBefore = sandbox.state.messages.length;
 			const items = Array.from({ length: ITEMS / 2 }, (_, i) => ({ json: { i } }));

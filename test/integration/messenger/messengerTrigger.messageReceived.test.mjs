@@ -1,42 +1,29 @@
 // Messenger Trigger, Message Received, against the sandbox over real HTTP: customers write through
 // the sandbox's control endpoint, the trigger polls the chat history as in n8n.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { createPollContext, sandboxHttp } from '../../tools/context.mjs';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import { apiCall } from '../../support/sandboxApi.mjs';
+import { MESSENGER_API, sandboxSuite, watcher } from '../../support/integration.mjs';
 
-const trigger = new MessengerTrigger();
-
-function watcher(sandbox, params) {
-	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly, { requestsPerMinute: 0 });
-	const staticData = {};
-	const poll = async (mode = 'trigger') => {
-		const { context, warnings } = createPollContext({
-			params: { event: 'messageReceived', direction: 'inbound', messageTypes: [], ...params },
-			http: auth.httpRequestWithAuthentication,
-			credentials: auth.store.data,
-			staticData,
-			mode,
-		});
-		const result = await trigger.poll.call(context);
-		return { items: result ? result[0].map((i) => i.json) : [], warnings };
-	};
-	return { poll, staticData };
-}
+const watch = (sandbox, params) =>
+	watcher(
+		MessengerTrigger,
+		sandbox,
+		{ event: 'messageReceived', direction: 'inbound', messageTypes: [], ...params },
+		{ client: DEMO_CLIENTS.messengerOnly, credentials: { requestsPerMinute: 0 } },
+	);
 
 const historyRequests = (sandbox, mark, chatId) =>
-	sandbox.log.slice(mark).filter((e) => e.path === `/api/v1/messenger/messages/chat/${chatId}`);
+	sandbox.log.slice(mark).filter((e) => e.path === `${MESSENGER_API}/messages/chat/${chatId}`);
 
 describe('Messenger Trigger: Message Received against the sandbox', () => {
-	let sandbox;
-	before(async () => {
-		sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
-	});
-	after(async () => sandbox.close());
+	const env = sandboxSuite({ rateLimitPerMinute: 0, tokenRateLimitPerMinute: 0 });
 
 	it('the control endpoint makes a customer write: text or media, many, equal createdAt', async () => {
+		const { sandbox } = env;
 		const chat = sandbox.state.chats[2];
 		const response = await fetch(`${sandbox.url}${CUSTOMER_MESSAGES_PATH}`, {
 			method: 'POST',
@@ -74,16 +61,15 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 	});
 
 	it('chat history: newest first with the envelope, page/limit/sort, text content as a string', async () => {
+		const { sandbox } = env;
 		const chat = sandbox.state.chats[0];
-		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.full);
 		const get = (qs) =>
-			auth.httpRequestWithAuthentication('voiceMessagingApi', {
-				method: 'GET',
-				baseURL: sandbox.url,
-				url: `/api/v1/messenger/messages/chat/${chat.id}`,
-				qs,
-				json: true,
-			});
+			apiCall(
+				sandbox,
+				DEMO_CLIENTS.full,
+				'GET',
+				`${MESSENGER_API}/messages/chat/${chat.id}?${new URLSearchParams(qs)}`,
+			);
 		const page = await get({});
 		assert.equal(page.items.length, 10);
 		assert.equal(page.page, 1);
@@ -97,8 +83,9 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 	});
 
 	it('between polls: each message once, oldest first; a burst of 250 costs the extra pages only', async () => {
+		const { sandbox } = env;
 		const chat = sandbox.state.chats[1];
-		const w = watcher(sandbox, { chats: chat.id });
+		const w = watch(sandbox, { chats: chat.id });
 		assert.deepEqual((await w.poll()).items, []);
 		const one = sandbox.customerWrites({
 			chatId: chat.id,
@@ -123,8 +110,9 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 	});
 
 	it('messages with one createdAt split over two polls are each reported once', async () => {
+		const { sandbox } = env;
 		const chat = sandbox.state.chats[3];
-		const w = watcher(sandbox, { chats: chat.id });
+		const w = watch(sandbox, { chats: chat.id });
 		await w.poll();
 		const time = new Date(Date.now() + 60_000).toISOString();
 		const first = sandbox.customerWrites({
@@ -150,8 +138,9 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 	});
 
 	it('a phone with no chat yet: checked each poll; when the customer writes, that message is reported', async () => {
+		const { sandbox } = env;
 		const phone = '+34699000111';
-		const w = watcher(sandbox, { chats: `${phone}, ${sandbox.state.chats[4].id}` });
+		const w = watch(sandbox, { chats: `${phone}, ${sandbox.state.chats[4].id}` });
 		await w.poll();
 		assert.deepEqual((await w.poll()).items, []);
 		const [message] = sandbox.customerWrites({ phone, text: 'Hello, I saw your ad' }).items;
@@ -165,8 +154,9 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 	});
 
 	it('an unknown chat ID is logged and dropped; Fetch Test Event gives the latest real message', async () => {
+		const { sandbox } = env;
 		const chat = sandbox.state.chats[5];
-		const w = watcher(sandbox, { chats: `${chat.id}\ncht_does_not_exist` });
+		const w = watch(sandbox, { chats: `${chat.id}\ncht_does_not_exist` });
 		const first = await w.poll();
 		assert.match(first.warnings.join('\n'), /"cht_does_not_exist" was not found/);
 		const [latest] = sandbox.customerWrites({

@@ -1,35 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
-import { retrySettings } from '../../tools/nodeShared.mjs';
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { requestsSince, sandboxRunner } from '../../tools/sandboxRun.mjs';
-
-const rl = (value) => ({ __rl: true, mode: 'id', value });
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node.ts';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import { retrySettings } from '../../../tools/nodeShared.mjs';
+import { requestsSince, sandboxRunner } from '../../../tools/sandboxRun.mjs';
+import { rl, sandboxSuite, unpacedRunner, withSandbox } from '../../support/integration.mjs';
 
 describe('Voice AI node against the sandbox', () => {
-	let sandbox;
-	let voice;
-	let mark;
-
-	before(async () => {
-		sandbox = await startSandbox({
-			port: 0,
-			agentCount: 230,
-			campaignCount: 40,
-			activeCampaignCount: 8,
-		});
-		voice = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full);
-	});
-	after(async () => {
-		await sandbox.close();
-	});
-	beforeEach(() => {
-		mark = sandbox.log.length;
-	});
+	const env = sandboxSuite(
+		{ agentCount: 230, campaignCount: 40, activeCampaignCount: 8 },
+		(sandbox) => ({
+			voice: sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.full),
+		}),
+	);
 
 	it('Agent → Get Many with Return All fetches all 230 agents in 3 pages of 100', async () => {
+		const { sandbox, voice } = env;
 		const output = await voice.run({
 			resource: 'agent',
 			operation: 'getAll',
@@ -41,7 +28,7 @@ describe('Voice AI node against the sandbox', () => {
 			new Set(output.map((o) => o.json.id)),
 			new Set(sandbox.state.agents.map((a) => a.id)),
 		);
-		const lists = sandbox.log.slice(mark).filter((e) => e.path === '/api/v1/voice/agents');
+		const lists = sandbox.log.slice(env.mark).filter((e) => e.path === '/api/v1/voice/agents');
 		assert.deepEqual(
 			lists.map((e) => [e.query.page, e.query.limit, e.status]),
 			[
@@ -53,6 +40,7 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('Agent → Get Many with Limit 15, oldest first', async () => {
+		const { voice } = env;
 		const output = await voice.run({
 			resource: 'agent',
 			operation: 'getAll',
@@ -66,13 +54,11 @@ describe('Voice AI node against the sandbox', () => {
 			created,
 			[...created].sort((a, b) => a - b),
 		);
-		assert.deepEqual(
-			requestsSince(sandbox, mark).filter((r) => !r.includes('auth/token')),
-			['GET /api/v1/voice/agents 200'],
-		);
+		assert.deepEqual(env.apiRequests(), ['GET /api/v1/voice/agents 200']);
 	});
 
 	it('Agent → Get returns the agent; an unknown one says "Agent not found"', async () => {
+		const { sandbox, voice } = env;
 		const agent = sandbox.state.agents[3];
 		const [item] = await voice.run({ resource: 'agent', operation: 'get', agentId: rl(agent.id) });
 		assert.deepEqual(item.json, JSON.parse(JSON.stringify(agent)));
@@ -83,14 +69,16 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('an id with a slash stays inside its endpoint', async () => {
+		const { sandbox, voice } = env;
 		await assert.rejects(
 			voice.run({ resource: 'agent', operation: 'get', agentId: rl('x/../../auth/token') }),
 			/not a valid ID/,
 		);
-		assert.deepEqual(requestsSince(sandbox, mark), []);
+		assert.deepEqual(requestsSince(sandbox, env.mark), []);
 	});
 
 	it('Campaign → Get Many filters by status', async () => {
+		const { sandbox, voice } = env;
 		const output = await voice.run({
 			resource: 'campaign',
 			operation: 'getAll',
@@ -104,6 +92,7 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('Campaign → Get, Cancel, then Cancel again says it is already finished', async () => {
+		const { sandbox, voice } = env;
 		const campaign = sandbox.state.campaigns.find(
 			(c) => c.status === 'pending' || c.status === 'in_progress',
 		);
@@ -126,7 +115,7 @@ describe('Voice AI node against the sandbox', () => {
 		);
 		assert.match(again.json.error, /already finished/);
 		assert.equal(again.json.httpCode, '409');
-		const cancels = sandbox.log.slice(mark).filter((e) => e.path.endsWith('/cancel'));
+		const cancels = sandbox.log.slice(env.mark).filter((e) => e.path.endsWith('/cancel'));
 		assert.deepEqual(
 			cancels.map((e) => e.status),
 			[200, 409],
@@ -135,6 +124,7 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('Campaign → Get Data gives one item per number, with Return All and with Limit', async () => {
+		const { sandbox, voice } = env;
 		const campaign = sandbox.state.campaigns[0];
 		const numbers = sandbox.state.campaignData.get(campaign.id);
 		const all = await voice.run({
@@ -168,6 +158,7 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('Billing → Get Balance and Report → Get Call Trends', async () => {
+		const { sandbox, voice } = env;
 		const [balance] = await voice.run({ resource: 'billing', operation: 'getBalance' });
 		assert.deepEqual(Object.keys(balance.json).sort(), [
 			'credit',
@@ -185,7 +176,7 @@ describe('Voice AI node against the sandbox', () => {
 		});
 		assert.ok(trends.length >= 4);
 		assert.ok(trends.every((t) => 'period' in t.json && 'calls' in t.json));
-		const call = sandbox.log.slice(mark).find((e) => e.path === '/api/v1/voice/reports/trends');
+		const call = sandbox.log.slice(env.mark).find((e) => e.path === '/api/v1/voice/reports/trends');
 		assert.deepEqual(
 			[call.query.from, call.query.to, call.query.granularity],
 			['2026-01-01', '2026-01-28', 'week'],
@@ -193,15 +184,17 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('one token served every request above', () => {
+		const { sandbox, voice } = env;
 		assert.equal(sandbox.tokenRequests().filter((e) => e.status === 200).length, 1);
 		assert.equal(voice.store.preAuthCalls, 1);
 	});
 
 	it('an expired token is renewed once and the request resent', async () => {
+		const { sandbox, voice } = env;
 		sandbox.expireTokens();
 		const [balance] = await voice.run({ resource: 'billing', operation: 'getBalance' });
 		assert.ok('credit' in balance.json);
-		assert.deepEqual(requestsSince(sandbox, mark), [
+		assert.deepEqual(requestsSince(sandbox, env.mark), [
 			'GET /api/v1/voice/billing/balance 401',
 			'POST /api/v1/auth/token 200',
 			'GET /api/v1/voice/billing/balance 200',
@@ -209,6 +202,7 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('a messenger-only workspace gets a plain 403 naming the voicebot role', async () => {
+		const { sandbox } = env;
 		const messengerOnly = sandboxRunner(VoiceAi, sandbox, DEMO_CLIENTS.messengerOnly);
 		await assert.rejects(
 			messengerOnly.run({ resource: 'billing', operation: 'getBalance' }),
@@ -221,6 +215,7 @@ describe('Voice AI node against the sandbox', () => {
 	});
 
 	it('a wrong secret fails with a message about the credential, without the secret', async () => {
+		const { sandbox } = env;
 		const wrong = sandboxRunner(VoiceAi, sandbox, {
 			clientId: DEMO_CLIENTS.full.clientId,
 			clientSecret: 'wrong-secret-value',
@@ -237,35 +232,36 @@ describe('Voice AI node against the sandbox', () => {
 	it('429 from the API is waited out and the list still completes', async () => {
 		const saved = { ...retrySettings };
 		Object.assign(retrySettings, { maxRetryAfterMs: 50, baseDelayMs: 10 });
-		const limited = await startSandbox({ port: 0, agentCount: 250, rateLimitPerMinute: 2 });
 		try {
-			// Pacing off: the pages go back to back and meet the limit (the retry is under test here).
-			const runner = sandboxRunner(VoiceAi, limited, DEMO_CLIENTS.full, { requestsPerMinute: 0 });
-			const originalLog = limited.log.length;
-			// Once a request has met the limit, its window is reset so that the retry's wait stays short.
-			const timer = setInterval(() => {
-				if (limited.log.slice(originalLog).some((e) => e.status === 429)) limited.resetRateLimits();
-			}, 20);
-			try {
-				const output = await runner.run({
-					resource: 'agent',
-					operation: 'getAll',
-					returnAll: true,
-					options: {},
-				});
-				assert.equal(output.length, 250);
-			} finally {
-				clearInterval(timer);
-			}
-			const statuses = limited.log
-				.slice(originalLog)
-				.filter((e) => e.path === '/api/v1/voice/agents')
-				.map((e) => e.status);
-			assert.ok(statuses.includes(429), `expected at least one 429, got ${statuses}`);
-			assert.equal(statuses.filter((s) => s === 200).length, 3);
+			await withSandbox({ agentCount: 250, rateLimitPerMinute: 2 }, async (limited) => {
+				// Pacing off: the pages go back to back and meet the limit (the retry is under test here).
+				const runner = unpacedRunner(VoiceAi, limited);
+				const originalLog = limited.log.length;
+				// Once a request has met the limit, its window is reset so that the retry's wait stays short.
+				const timer = setInterval(() => {
+					if (limited.log.slice(originalLog).some((e) => e.status === 429))
+						limited.resetRateLimits();
+				}, 20);
+				try {
+					const output = await runner.run({
+						resource: 'agent',
+						operation: 'getAll',
+						returnAll: true,
+						options: {},
+					});
+					assert.equal(output.length, 250);
+				} finally {
+					clearInterval(timer);
+				}
+				const statuses = limited.log
+					.slice(originalLog)
+					.filter((e) => e.path === '/api/v1/voice/agents')
+					.map((e) => e.status);
+				assert.ok(statuses.includes(429), `expected at least one 429, got ${statuses}`);
+				assert.equal(statuses.filter((s) => s === 200).length, 3);
+			});
 		} finally {
 			Object.assign(retrySettings, saved);
-			await limited.close();
 		}
 	});
 });
