@@ -136,6 +136,13 @@ export function scriptedNode(instance) {
 	};
 }
 
+/** The Messenger node that asks, as getNode() gives it to Send and Wait for Response. */
+export const ASKING_NODE = Object.freeze({
+	name: 'Ask',
+	type: 'n8n-nodes-voice-messaging.messenger',
+	typeVersion: 1,
+});
+
 /** The link n8n signs for a waiting execution, as the Send and Wait tests hand it to the node. */
 export const RESUME_LINK = 'https://n8n.example.com/webhook-waiting/41/node-1?signature=abc';
 

@@ -8,6 +8,7 @@ import { DEFAULT_LABELS } from '../../../../nodes/Messenger/sendAndWait/properti
 import { NodeOperationError } from '../../../../tools/nodeShared.mjs';
 import {
 	approvalParams as approval,
+	ASKING_NODE as NODE,
 	letWait,
 	RESUME_LINK as LINK,
 	scriptedNode,
@@ -16,7 +17,6 @@ import {
 const node = new Messenger();
 const { run } = scriptedNode(node);
 const WAIT_INDEFINITELY = new Date('3000-01-01T00:00:00.000Z');
-const NODE = { name: 'Ask', type: 'n8n-nodes-voice-messaging.messenger', typeVersion: 1 };
 const BROADCAST = '/api/v1/messenger/broadcast/messages';
 
 /** Runs the operation; resolves to what was sent, the wait and the node's output. */

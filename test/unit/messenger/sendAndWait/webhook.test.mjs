@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { Messenger } from '../../../../nodes/Messenger/Messenger.node.ts';
-import { approvalParams as approval } from '../../../support/unit.mjs';
+import { approvalParams as approval, ASKING_NODE as NODE } from '../../../support/unit.mjs';
 
 const node = new Messenger();
-const NODE = { name: 'Ask', type: 'n8n-nodes-voice-messaging.messenger', typeVersion: 1 };
 
 /** Opens the link: `method`, the posted body as n8n parses it; resolves to the response and result. */
 async function open(params, { method = 'GET', body = {} } = {}) {
