@@ -205,6 +205,9 @@ export function createAuthenticatedHttp({
 	return { store, httpRequestWithAuthentication };
 }
 
+/** A resource locator set "By ID", as n8n saves one; getNodeParameter with extractValue reads `value`. */
+export const byId = (value) => ({ __rl: true, mode: 'id', value });
+
 function resolveParameter(params, name, itemIndex, fallback, options) {
 	const source = typeof params === 'function' ? params(itemIndex) : params;
 	let value = Object.prototype.hasOwnProperty.call(source, name) ? source[name] : fallback;

@@ -1,45 +1,30 @@
+// shared/transport.ts, the one request function: paths that keep an ID one segment, the retry
+// policy, plain messages for every failure, a 404 asked for as "gone", and answers that are not
+// clean JSON.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { NodeApiError } from '../../tools/nodeShared.mjs';
-
-import { describeFailure } from '../../nodes/shared/errors.ts';
-import { apiRequestAllItems, pagePlan, toListPage } from '../../nodes/shared/pagination.ts';
+import { toListPage } from '../../../nodes/shared/pagination.ts';
 import {
 	apiRequest,
+	checkedAnswer,
 	path,
 	retryDelayMs,
 	retrySettings,
 	shouldRetry,
-} from '../../nodes/shared/transport.ts';
-import {
-	createExecuteContext,
-	httpError,
-	networkError,
-	scriptedHttp,
-} from '../../tools/context.mjs';
+} from '../../../nodes/shared/transport.ts';
+import { httpError, networkError } from '../../../tools/context.mjs';
+import { NodeApiError } from '../../../tools/nodeShared.mjs';
+import { API_URL, scriptedContext } from '../../support/unit.mjs';
 
 const saved = { ...retrySettings };
 before(() => Object.assign(retrySettings, { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5 }));
 after(() => Object.assign(retrySettings, saved));
 
-/** A context whose authenticated requests are answered by `respond(options, callNumber)`, wrapped as n8n does. */
-function scripted(respond) {
-	const { http, calls } = scriptedHttp(respond, {
-		name: 'Test',
-		type: 'test',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	});
-	const context = createExecuteContext({
-		params: {},
-		http,
-		// Retries, not pacing, are under test here: a 429 would slow the pacer down for the next test.
-		credentials: { baseUrl: 'https://api.example.com/', requestsPerMinute: 0 },
-	});
-	return { context, calls };
-}
+// Retries, not pacing, are under test here: a 429 would slow the pacer down for the next test.
+// The base URL ends in a slash, as a user may type it.
+const scripted = (respond) =>
+	scriptedContext(respond, { baseUrl: `${API_URL}/`, requestsPerMinute: 0 });
 
 describe('path', () => {
 	it('encodes every id so that it stays one segment', () => {
@@ -58,23 +43,6 @@ describe('path', () => {
 		assert.throws(() => path`/voice/agents/${'..'}`, /cannot be used as an ID/);
 		assert.throws(() => path`/voice/agents/${'.'}`, /cannot be used as an ID/);
 		assert.throws(() => path`/voice/agents/${''}`, /cannot be used as an ID/);
-	});
-});
-
-describe('describeFailure', () => {
-	it('reads status, body and headers from an n8n-wrapped HTTP error', () => {
-		const error = new NodeApiError(
-			{ name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {} },
-			httpError(429, { message: 'slow down' }, { 'retry-after': '3' }),
-		);
-		const failure = describeFailure(error);
-		assert.equal(failure.status, 429);
-		assert.deepEqual(failure.body, { message: 'slow down' });
-		assert.equal(failure.headers['retry-after'], '3');
-	});
-
-	it('reads a network error code', () => {
-		assert.deepEqual(describeFailure(networkError('ECONNRESET')), { code: 'ECONNRESET' });
 	});
 });
 
@@ -294,100 +262,23 @@ describe('apiRequest', () => {
 	});
 });
 
-describe('pagination', () => {
-	it('plans the fewest pages that fetch exactly the limit', () => {
-		assert.deepEqual(pagePlan(10), { pageSize: 10, pages: 1 });
-		assert.deepEqual(pagePlan(100), { pageSize: 100, pages: 1 });
-		assert.deepEqual(pagePlan(150), { pageSize: 75, pages: 2 });
-		assert.deepEqual(pagePlan(250), { pageSize: 84, pages: 3 });
-		assert.deepEqual(pagePlan(1), { pageSize: 1, pages: 1 });
-	});
-
-	it('accepts a bare array or an envelope', () => {
-		assert.deepEqual(toListPage([{ a: 1 }]), { items: [{ a: 1 }] });
-		assert.deepEqual(toListPage({ items: [{ a: 1 }], total: 1, page: 1, totalPages: 1 }), {
-			items: [{ a: 1 }],
-			total: 1,
-			totalPages: 1,
+describe('transport: a 404 asked for as "gone"', () => {
+	it('answers undefined with missingAsUndefined and fails without it', async () => {
+		const { context, calls } = scripted(() => {
+			throw httpError(404, { message: 'Campaign not found' });
 		});
-		assert.deepEqual(toListPage(''), { items: [] });
-	});
-
-	function pagedApi(total) {
-		return scripted((options) => {
-			const page = Number(options.qs.page);
-			const limit = Number(options.qs.limit);
-			const all = Array.from({ length: total }, (_, i) => ({ id: `r${i + 1}` }));
-			return {
-				items: all.slice((page - 1) * limit, page * limit),
-				total,
-				page,
-				totalPages: Math.ceil(total / limit),
-			};
-		});
-	}
-
-	it('Return All follows totalPages to the end with pages of 100', async () => {
-		const { context, calls } = pagedApi(250);
-		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', {
-			returnAll: true,
-			qs: { sort: 'asc' },
-		});
-		assert.equal(items.length, 250);
-		assert.equal(new Set(items.map((i) => i.id)).size, 250);
-		assert.deepEqual(
-			calls.map((c) => [c.qs.page, c.qs.limit, c.qs.sort]),
-			[
-				[1, 100, 'asc'],
-				[2, 100, 'asc'],
-				[3, 100, 'asc'],
-			],
-		);
-	});
-
-	it('Limit stops early and never fetches more than it needs', async () => {
-		const { context, calls } = pagedApi(1000);
-		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', {
-			returnAll: false,
-			limit: 150,
-		});
-		assert.deepEqual(
-			items.map((i) => i.id),
-			Array.from({ length: 150 }, (_, i) => `r${i + 1}`),
-		);
-		assert.deepEqual(
-			calls.map((c) => [c.qs.page, c.qs.limit]),
-			[
-				[1, 75],
-				[2, 75],
-			],
-		);
-	});
-
-	it('Limit larger than the list stops at the last page', async () => {
-		const { context, calls } = pagedApi(30);
-		const items = await apiRequestAllItems.call(context, '/api/v1/voice/agents', {
-			returnAll: false,
-			limit: 500,
-		});
-		assert.equal(items.length, 30);
-		assert.equal(calls.length, 1);
-	});
-
-	it('a short bare-array list is taken whole, and cut to the limit', async () => {
-		const { context, calls } = scripted(() => [{ id: 1 }, { id: 2 }, { id: 3 }]);
-		assert.equal((await apiRequestAllItems.call(context, '/x', { returnAll: true })).length, 3);
 		assert.equal(
-			(await apiRequestAllItems.call(context, '/x', { returnAll: false, limit: 2 })).length,
-			2,
+			await apiRequest.call(context, 'GET', '/api/v1/voice/campaigns/x', {
+				missingAsUndefined: true,
+			}),
+			undefined,
 		);
-		assert.equal(calls.length, 2, 'fewer records than asked and than 10: the end of the list');
+		await assert.rejects(apiRequest.call(context, 'GET', '/api/v1/voice/campaigns/x'), /not found/);
+		assert.equal(calls.length, 2, 'a 404 is not retried');
 	});
 });
 
-describe('answers that are not clean JSON', async () => {
-	const { checkedAnswer } = await import('../../nodes/shared/transport.ts');
-
+describe('answers that are not clean JSON', () => {
 	it('parses JSON text, wraps plain text, and flags JSON that is cut off', () => {
 		assert.deepEqual(checkedAnswer({ a: 1 }), { answer: { a: 1 } });
 		assert.deepEqual(checkedAnswer('{"a":1}'), { answer: { a: 1 } });

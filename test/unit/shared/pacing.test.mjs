@@ -1,10 +1,9 @@
+// shared/pacing.ts: requests kept under the credential's rate at the ceiling, the pace adapted to
+// 429 answers, and processes that cannot talk to each other sharing one limit.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
-import { readFileSync } from 'node:fs';
-
 import {
-	ADAPTIVE_RULE,
 	createPacer,
 	markAnswered,
 	markSent,
@@ -13,8 +12,7 @@ import {
 	sendDelay,
 	settleRequestSlot,
 	waitForRequestSlot,
-} from '../../nodes/shared/pacing.ts';
-import { serverPauseMs } from '../../nodes/shared/rateLimitHints.ts';
+} from '../../../nodes/shared/pacing.ts';
 
 afterEach(() => {
 	resetPacing();
@@ -169,29 +167,6 @@ describe('adapting to 429 answers', () => {
 	});
 });
 
-describe("the server's pause from a 429's headers", () => {
-	const now = Date.parse('2025-01-01T00:00:00Z');
-	const cases = [
-		[{ 'Retry-After': '3' }, 3000],
-		[{ 'retry-after': '0.25' }, 250],
-		[{ 'Retry-After': 'Wed, 01 Jan 2025 00:00:07 GMT' }, 7000],
-		[{ 'RateLimit-Reset': '12' }, 12_000],
-		[{ 'X-RateLimit-Reset': String(now / 1000 + 20) }, 20_000],
-		[{ RateLimit: 'limit=100, remaining=0, reset=9' }, 9000],
-		[{ RateLimit: '"default";r=0;t=4' }, 4000],
-		[{ 'Retry-After': '2', 'X-RateLimit-Reset': '40' }, 2000],
-		[new Headers({ 'Retry-After': '5' }), 5000],
-		[{ 'X-RateLimit-Remaining': '0' }, undefined],
-		[{ 'Retry-After': 'soon' }, undefined],
-		[undefined, undefined],
-	];
-	for (const [headers, expected] of cases) {
-		it(`${JSON.stringify(headers instanceof Headers ? Object.fromEntries(headers) : headers)} → ${expected}`, () => {
-			assert.equal(serverPauseMs(headers, now), expected);
-		});
-	}
-});
-
 /**
  * `processes` pacers (each with `lanes` executions that send one request after another) against
  * one sliding-window limit that also counts refused requests, in simulated time: nothing is
@@ -330,23 +305,5 @@ describe('waitForRequestSlot and settleRequestSlot', () => {
 		settleRequestSlot(a, { status: 429, headers: {} });
 		assert.equal(a.pacer.allowance, cut);
 		assert.equal(a.pacer.inFlight, 0);
-	});
-});
-
-describe('the README', () => {
-	it("states the adaptive rule's numbers as the pacer has them", () => {
-		const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(
-			/\s+/g,
-			' ',
-		);
-		const { cutShare, steadyWindows, pauseJitterShare } = ADAPTIVE_RULE;
-		const words = { 1: 'one', 2: 'two', 3: 'three' };
-		for (const phrase of [
-			`cuts its rate to ${cutShare.min * 100}–${cutShare.max * 100} % of what it sent in the last window`,
-			`by one request a window for ${words[steadyWindows]} windows`,
-			`a cut drawn from ${cutShare.min * 100}–${cutShare.max * 100} %, pauses spread by up to ${pauseJitterShare * 100} %`,
-		]) {
-			assert.ok(readme.includes(phrase), `README: "${phrase}"`);
-		}
 	});
 });

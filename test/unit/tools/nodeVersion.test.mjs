@@ -1,20 +1,22 @@
 // The Node.js version the dev tools need is one fact: package.json "devEngines" (npm 11 reads
 // devEngines.runtime; scripts/node24.mjs runs the scripts under it). The files that repeat it for
-// their own tools (.nvmrc, the GitHub workflows, the Node that scripts/ensure-node.sh installs, the
-// README's set-up line) must name the same major version. "engines" is another fact: what the
-// published package needs where n8n runs it (test/e2e/package.e2e.test.mjs checks it against n8n).
+// their own tools (.nvmrc, the GitHub workflows, the Node that scripts/ensure-node.sh installs) must
+// name the same major version; the README's set-up line and its Tested n8n versions table are held
+// to it in test/unit/readme.test.mjs. "engines" is another fact: what the published package needs
+// where n8n runs it (test/e2e/package.e2e.test.mjs checks it against n8n).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+import { devNodeMajor, n8nLineNodeRule, readRepoFile as read } from '../../support/unit.mjs';
+
 const manifest = JSON.parse(read('package.json'));
 const runtime = manifest.devEngines.runtime;
-const required = Number(/^>=(\d+)$/.exec(runtime.version)?.[1]);
+const required = devNodeMajor();
 
 describe('the Node.js version the dev tools need', () => {
 	it('is a plain minimum major version in package.json devEngines.runtime', () => {
@@ -50,19 +52,10 @@ describe('the Node.js version the dev tools need', () => {
 		const installed = /NODE24_VERSION:-(\d+)\.\d+\.\d+\}/.exec(read('scripts/ensure-node.sh'));
 		assert.equal(Number(installed?.[1]), required);
 	});
-
-	it('is the one the README names for a fresh clone', () => {
-		const setUp = /On a fresh clone[^]*?Node\.js (\d+)/.exec(read('README.md'));
-		assert.equal(Number(setUp?.[1]), required);
-	});
 });
 
 describe('the Node.js each tested n8n line runs on', () => {
-	const ensureN8n = read('scripts/ensure-n8n.sh');
-	const rule =
-		/if \[\[ "\$N8N_VERSION" == 1\.\* \]\]; then node_major=(\d+); else node_major=(\d+); fi/.exec(
-			ensureN8n,
-		);
+	const rule = n8nLineNodeRule();
 
 	it('is one scripts/ensure-node.sh installs: 1.x on the older, 2.x on the dev tools’ Node', () => {
 		assert.ok(rule, 'scripts/ensure-n8n.sh picks the Node by the n8n line');
@@ -73,21 +66,10 @@ describe('the Node.js each tested n8n line runs on', () => {
 		assert.equal(Number(installed.exec(read('scripts/ensure-node.sh'))?.[1]), line1);
 		assert.match(read('scripts/ensure-node.sh'), new RegExp(`\\n  ${line1}\\) version=`));
 	});
-
-	it('is the one the README’s Tested n8n versions table names per line', () => {
-		const rows = [...read('README.md').matchAll(/^\| (\d+)\.[\d.]+ +\| (\d+) +\|/gm)];
-		assert.deepEqual(
-			rows.map(([, major, node]) => [major, Number(node)]),
-			[
-				['2', rule?.[2] && Number(rule[2])],
-				['1', rule?.[1] && Number(rule[1])],
-			],
-		);
-	});
 });
 
 describe('scripts/node24.mjs, the launcher of the scripts that need the dev tools’ Node', () => {
-	const launcher = fileURLToPath(new URL('../../scripts/node24.mjs', import.meta.url));
+	const launcher = fileURLToPath(new URL('../../../scripts/node24.mjs', import.meta.url));
 	const launch = (...args) =>
 		spawnSync(process.execPath, [launcher, ...args], { encoding: 'utf8', timeout: 60_000 });
 

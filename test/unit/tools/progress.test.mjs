@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { formatBytes, formatDuration, runWithProgress } from '../../scripts/progress.mjs';
+import { formatBytes, formatDuration, runWithProgress } from '../../../scripts/progress.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'voice-messaging-progress-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

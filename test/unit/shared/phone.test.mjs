@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import { PHONE_FORMAT_HINT } from '../../nodes/shared/phone.ts';
-import { createExecuteContext, createPollContext, scriptedHttp } from '../../tools/context.mjs';
+import { Messenger } from '../../../nodes/Messenger/Messenger.node.ts';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { PHONE_FORMAT_HINT } from '../../../nodes/shared/phone.ts';
+import { approvalParams, letWait, scriptedNode, scriptedPoll } from '../../support/unit.mjs';
 
 const E164 = '+5215512345678';
 const SPELLINGS = [
@@ -25,60 +25,42 @@ const SPELLINGS = [
 	'\u202a+52 1 55 1234\u20115678\u202c',
 ];
 
+const { run } = scriptedNode(new Messenger());
+
 /** The requests the Messenger node sends for `params` (a waiting operation gets a link and waits). */
 async function messengerCalls(params) {
-	const { http, calls } = scriptedHttp(() => ({ items: [] }));
-	const context = createExecuteContext({
-		params,
-		http,
-		credentials: { baseUrl: 'https://api.example.com' },
-	});
-	context.getSignedResumeUrl = () => 'https://n8n.example.com/webhook-waiting/1/node?signature=s';
-	context.putExecutionToWait = async () => {};
-	await new Messenger().execute.call(context);
+	const { calls } = await run(params, () => ({ items: [] }), { prepare: letWait });
 	return calls;
 }
 
+/** The phone sent by the Messenger node for `params` with the phone added, read by `pick(request)`. */
+const sentIn = (params, pick) => async (phone) =>
+	pick((await messengerCalls({ ...params, phone }))[0]);
+
 /** The phone each field sends, by field: `resource/operation/parameter` or `event/parameter`. */
 const FIELDS = {
-	'chat/checkExisting/phone': async (phone) =>
-		(await messengerCalls({ resource: 'chat', operation: 'checkExisting', phone, options: {} }))[0]
-			.qs.phone,
-	'contact/create/phone': async (phone) =>
-		(
-			await messengerCalls({
-				resource: 'contact',
-				operation: 'create',
-				name: 'Ana',
-				phone,
-				options: {},
-			})
-		)[0].body.phone,
-	'message/sendMediaToPhone/phone': async (phone) =>
-		(
-			await messengerCalls({
-				resource: 'message',
-				operation: 'sendMediaToPhone',
-				phone,
-				url: 'https://example.com/a.png',
-				mediaType: 'image',
-				options: {},
-			})
-		)[0].body.phone,
-	'message/sendAndWait/phone': async (phone) =>
-		(
-			await messengerCalls({
-				resource: 'message',
-				operation: 'sendAndWait',
-				channel: 'whatsapp',
-				phone,
-				message: 'Approve?',
-				sendAs: 'text',
-				responseType: 'approval',
-				approvalOptions: {},
-				options: {},
-			})
-		)[0].body.recipients[0].phone,
+	'chat/checkExisting/phone': sentIn(
+		{ resource: 'chat', operation: 'checkExisting', options: {} },
+		(call) => call.qs.phone,
+	),
+	'contact/create/phone': sentIn(
+		{ resource: 'contact', operation: 'create', name: 'Ana', options: {} },
+		(call) => call.body.phone,
+	),
+	'message/sendMediaToPhone/phone': sentIn(
+		{
+			resource: 'message',
+			operation: 'sendMediaToPhone',
+			url: 'https://example.com/a.png',
+			mediaType: 'image',
+			options: {},
+		},
+		(call) => call.body.phone,
+	),
+	'message/sendAndWait/phone': sentIn(
+		approvalParams({ message: 'Approve?' }),
+		(call) => call.body.recipients[0].phone,
+	),
 	'broadcast/send/recipients/phone': async (phone) =>
 		(await broadcastRecipients({ recipientsInput: 'rows', recipients: { recipient: [{ phone }] } }))
 			.phone,
@@ -93,14 +75,11 @@ const FIELDS = {
 		return sent[0].phone;
 	},
 	'messageReceived/chats': async (phone) => {
-		const { http, calls } = scriptedHttp((options) =>
-			options.url.endsWith('/check-existing') ? { exists: false, chatId: null } : { items: [] },
+		const { calls, context } = scriptedPoll(
+			(options) =>
+				options.url.endsWith('/check-existing') ? { exists: false, chatId: null } : { items: [] },
+			{ params: { event: 'messageReceived', chats: `ch_0001, ${phone}`, messageTypes: [] } },
 		);
-		const { context } = createPollContext({
-			params: { event: 'messageReceived', chats: `ch_0001, ${phone}`, messageTypes: [] },
-			http,
-			credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
-		});
 		await new MessengerTrigger().poll.call(context);
 		// Two entries: the chat ID's history is read, the phone is looked up.
 		assert.ok(calls.some((call) => call.url.endsWith('/messages/chat/ch_0001')));

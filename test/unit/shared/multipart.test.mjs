@@ -1,3 +1,5 @@
+// shared/multipart.ts: the upload body, parsed back byte for byte, with nothing injected through
+// a name, and sent whole by the axios n8n uses, as often as it is sent.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -8,8 +10,8 @@ import {
 	buildMultipartBody,
 	bytesInMemory,
 	escapeMultipartName,
-} from '../../nodes/shared/multipart.ts';
-import { parseMultipart } from '../../tools/binary.mjs';
+} from '../../../nodes/shared/multipart.ts';
+import { parseMultipart } from '../../../tools/binary.mjs';
 
 const file = (data, fileName = 'photo.jpg', mimeType = 'image/jpeg') => ({
 	fieldName: 'file',

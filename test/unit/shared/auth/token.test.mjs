@@ -1,10 +1,14 @@
+// shared/auth/token.ts: the client-credentials exchange the credential's preAuthentication makes,
+// the token's lifetime, and every failure in words n8n shows as written, without the secret.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { VoiceMessagingApi } from '../../credentials/VoiceMessagingApi.credentials.ts';
-import { normalizeBaseUrl } from '../../nodes/shared/auth/baseUrl.ts';
-import { serverMessage } from '../../nodes/shared/errors.ts';
-import { exchangeClientCredentials, tokenLifetimeSeconds } from '../../nodes/shared/auth/token.ts';
+import { VoiceMessagingApi } from '../../../../credentials/VoiceMessagingApi.credentials.ts';
+import {
+	exchangeClientCredentials,
+	tokenLifetimeSeconds,
+} from '../../../../nodes/shared/auth/token.ts';
+import { NodeApiError } from '../../../../tools/nodeShared.mjs';
 
 const SECRET = 'super-secret-value-123';
 
@@ -21,15 +25,6 @@ function answer(statusCode, body, headers = {}) {
 	};
 	return { request, calls };
 }
-
-describe('normalizeBaseUrl', () => {
-	it('drops spaces, trailing slashes and a pasted /api/v1', () => {
-		assert.equal(normalizeBaseUrl(' https://api.example.com/ '), 'https://api.example.com');
-		assert.equal(normalizeBaseUrl('https://api.example.com/api/v1/'), 'https://api.example.com');
-		assert.equal(normalizeBaseUrl('http://127.0.0.1:4010//'), 'http://127.0.0.1:4010');
-		assert.equal(normalizeBaseUrl('https://h/prefix'), 'https://h/prefix');
-	});
-});
 
 describe('exchangeClientCredentials', () => {
 	const credentials = {
@@ -160,29 +155,8 @@ describe('tokenLifetimeSeconds', () => {
 	});
 });
 
-describe('serverMessage', () => {
-	it('finds the message in any body shape', () => {
-		assert.equal(
-			serverMessage({ statusCode: 404, message: 'Agent not found', error: 'Not Found' }),
-			'Agent not found',
-		);
-		assert.equal(
-			serverMessage({ message: ['phone must be E.164', 'type is invalid'] }),
-			'phone must be E.164; type is invalid',
-		);
-		assert.equal(serverMessage('{"message":"from text"}'), 'from text');
-		assert.equal(serverMessage('Bad Gateway'), 'Bad Gateway');
-		assert.equal(serverMessage(''), '');
-		assert.equal(serverMessage(undefined), '');
-		assert.equal(serverMessage({ error: { message: 'nested' } }), 'nested');
-		assert.equal(serverMessage(Buffer.from('buffered')), 'buffered');
-		assert.equal(serverMessage('x'.repeat(400)).length, 301);
-	});
-});
-
 describe('what n8n makes of a failed token exchange', () => {
 	it('keeps our message when it wraps the error in a NodeApiError (as preAuthentication failures are)', async () => {
-		const { NodeApiError } = await import('../../tools/nodeShared.mjs');
 		const node = {
 			name: 'Temp-Node',
 			type: 'n8n-nodes-base.noOp',

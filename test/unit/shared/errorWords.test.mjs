@@ -7,25 +7,17 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { NodeApiError, NodeOperationError, retrySettings } from '../../tools/nodeShared.mjs';
-import {
-	TEST_NODE,
-	createExecuteContext,
-	createPollContext,
-	httpError,
-	networkError,
-	scriptedHttp,
-} from '../../tools/context.mjs';
+import { N8N_REWRITTEN_CODES, keptByN8n } from '../../../nodes/shared/errorWords.ts';
+import { apiRequest } from '../../../nodes/shared/transport.ts';
+import { exchangeClientCredentials } from '../../../nodes/shared/auth/token.ts';
+import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { TEST_NODE, httpError, networkError } from '../../../tools/context.mjs';
+import { NodeApiError, NodeOperationError, retrySettings } from '../../../tools/nodeShared.mjs';
+import { UNPACED, scriptedContext, scriptedPoll } from '../../support/unit.mjs';
 
-import { N8N_REWRITTEN_CODES, keptByN8n } from '../../nodes/shared/errorWords.ts';
-import { apiRequest } from '../../nodes/shared/transport.ts';
-import { exchangeClientCredentials } from '../../nodes/shared/auth/token.ts';
-import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../../../', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
-const credentials = { baseUrl: 'https://api.example.com', requestsPerMinute: 0 };
 /** Server data that n8n would turn into "Operation not permitted" and the like. */
 const HOSTILE = 'ratePerMinute EPERM eNoEnt econnreset';
 
@@ -129,10 +121,9 @@ describe('n8n shows the messages the package writes', () => {
 describe('hostile server data goes to the description, never the message', () => {
 	for (const status of [400, 404, 409, 418, 500]) {
 		it(`HTTP ${status} with a hostile body and ID`, async () => {
-			const { http } = scriptedHttp(() => {
+			const { context } = scriptedContext(() => {
 				throw httpError(status, { message: HOSTILE, error: HOSTILE });
 			});
-			const context = createExecuteContext({ params: {}, http, credentials });
 			const error = await apiRequest
 				.call(context, 'GET', '/api/v1/voice/campaigns/cmp_eperm', {
 					errorContext: { resource: 'Campaign', id: 'cmp_eperm' },
@@ -146,10 +137,9 @@ describe('hostile server data goes to the description, never the message', () =>
 	}
 
 	it('a network failure with a code n8n rewrites', async () => {
-		const { http } = scriptedHttp(() => {
+		const { context } = scriptedContext(() => {
 			throw networkError('EPERM');
 		});
-		const context = createExecuteContext({ params: {}, http, credentials });
 		const error = await apiRequest
 			.call(context, 'POST', '/api/v1/messenger/messages/send/media', { body: {} })
 			.catch((caught) => caught);
@@ -158,7 +148,7 @@ describe('hostile server data goes to the description, never the message', () =>
 	});
 
 	it('a token endpoint refusal and an unknown network code', async () => {
-		const client = { ...credentials, clientId: 'id', clientSecret: 'secret' };
+		const client = { ...UNPACED, clientId: 'id', clientSecret: 'secret' };
 		const refused = await exchangeClientCredentials(
 			async () => ({ statusCode: 401, body: { message: HOSTILE } }),
 			client,
@@ -179,8 +169,7 @@ describe('hostile server data goes to the description, never the message', () =>
 	});
 
 	const pollError = async (Trigger, params, answer) => {
-		const { http } = scriptedHttp(answer);
-		const { context } = createPollContext({ params, http, credentials });
+		const { context } = scriptedPoll(answer, { params });
 		return await new Trigger().poll.call(context).then(
 			() => assert.fail('the first poll should fail'),
 			(caught) => caught,

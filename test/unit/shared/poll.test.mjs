@@ -1,9 +1,15 @@
+// shared/poll.ts, the one poll loop of both triggers: a baseline first, the state kept between
+// polls and after a failure, a sample for Fetch Test Event, and a failed first poll shown as the
+// API's error.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { runPoll } from '../../nodes/shared/poll.ts';
-import { balanceTransition } from '../../nodes/VoiceAi/trigger/balance.ts';
-import { createPollContext } from '../../tools/context.mjs';
+import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { runPoll } from '../../../nodes/shared/poll.ts';
+import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { TEST_NODE, createPollContext, httpError } from '../../../tools/context.mjs';
+import { NodeApiError, NodeOperationError } from '../../../tools/nodeShared.mjs';
+import { scriptedPoll } from '../../support/unit.mjs';
 
 function handlers(overrides = {}) {
 	const calls = [];
@@ -78,16 +84,47 @@ describe('runPoll', () => {
 	});
 });
 
-describe('balanceTransition', () => {
-	it('fires once on the way down and re-arms on the way up', () => {
-		const steps = [30, 25, 19, 5, 19, 20, 21, 3];
-		let state = { armed: true };
-		const fired = [];
-		for (const value of steps) {
-			const result = balanceTransition(state, value, 20);
-			if (result.fire) fired.push(value);
-			state = result.state;
-		}
-		assert.deepEqual(fired, [19, 3]);
+describe('a failed first poll keeps what the API said', () => {
+	it('throws the NodeApiError with its HTTP status, not a NodeOperationError around it', async () => {
+		const { context } = scriptedPoll(
+			() => {
+				throw httpError(403, { message: 'Missing role: voicebot' });
+			},
+			{ params: { event: 'newCampaign' } },
+		);
+		const error = await new VoiceAiTrigger().poll.call(context).catch((caught) => caught);
+		assert.ok(error instanceof NodeApiError, `got ${error?.constructor?.name}`);
+		assert.equal(error.httpCode, '403');
+		assert.equal(error.context.itemIndex, undefined);
+	});
+
+	it('bad trigger settings fail every poll, naming the field, without a request', async () => {
+		const staticData = {
+			poll: { key: 'broadcastStatusChanged', state: { watching: {}, finished: [] } },
+		};
+		const { context, calls } = scriptedPoll(() => ({}), {
+			params: { event: 'broadcastStatusChanged', messageIds: 'bcm_1, a/b', statuses: [] },
+			staticData,
+		});
+		await assert.rejects(new MessengerTrigger().poll.call(context), (error) => {
+			assert.ok(error instanceof NodeOperationError);
+			assert.match(error.message, /Broadcast Message ID 2 "a\/b" is not a valid ID/);
+			return true;
+		});
+		assert.equal(calls.length, 0);
+	});
+
+	it('a later failed poll is logged with the state kept', async () => {
+		const staticData = { poll: { key: 'k', state: 1 } };
+		const { context, warnings } = createPollContext({ params: {}, staticData });
+		const failing = async () => {
+			throw new NodeApiError(TEST_NODE, { message: 'down' }, { httpCode: '503' });
+		};
+		assert.equal(
+			await runPoll(context, 'k', { baseline: failing, poll: failing, sample: failing }),
+			null,
+		);
+		assert.equal(staticData.poll.state, 1);
+		assert.equal(warnings.length, 1);
 	});
 });

@@ -1,21 +1,11 @@
-// Messenger Trigger, Message Received: the state transitions of one chat cursor and of a poll,
+// Messenger Trigger, Message Received: the state transitions of a poll over the watched chats,
 // against a scripted chat-history API (pages newest first, as docs/api.md says).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
-import {
-	MAX_TIED_IDS,
-	advanceCursor,
-	byTime,
-	isAfter,
-} from '../../nodes/Messenger/trigger/messageCursor.ts';
-import {
-	MAX_WATCHED_CHATS,
-	MESSAGE_TYPES,
-	watchEntries,
-} from '../../nodes/Messenger/trigger/messageSettings.ts';
-import { createPollContext, httpError, scriptedHttp } from '../../tools/context.mjs';
+import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { byTime } from '../../../../nodes/Messenger/trigger/messageCursor.ts';
+import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (second) => new Date(T0 + second * 1000).toISOString();
@@ -78,100 +68,6 @@ function trigger(api, params, staticData = {}) {
 }
 
 const idsOf = (items) => items.map((item) => item.messageId);
-
-describe('chat cursor', () => {
-	const cursor = { at: at(5), ids: ['msg_b'] };
-
-	it('a message is new when later, or at the same time with an ID not seen', () => {
-		assert.equal(isAfter(cursor, { id: 'msg_a', createdAt: at(6) }), true);
-		assert.equal(isAfter(cursor, { id: 'msg_z', createdAt: at(4) }), false);
-		assert.equal(isAfter(cursor, { id: 'msg_b', createdAt: at(5) }), false);
-		assert.equal(isAfter(cursor, { id: 'msg_a', createdAt: at(5) }), true);
-		// Another spelling of the same instant is the same time.
-		assert.equal(isAfter(cursor, { id: 'msg_b', createdAt: '2026-03-01T10:00:05Z' }), false);
-	});
-
-	it('moves to the newest time and keeps the IDs seen there, merged while the time stays', () => {
-		const later = advanceCursor(cursor, [
-			{ id: 'msg_c', createdAt: at(7) },
-			{ id: 'msg_d', createdAt: at(7) },
-			{ id: 'msg_e', createdAt: at(6) },
-		]);
-		assert.deepEqual(later, { at: at(7), ids: ['msg_c', 'msg_d'] });
-		assert.deepEqual(advanceCursor(later, [{ id: 'msg_a', createdAt: at(7) }]), {
-			at: at(7),
-			ids: ['msg_a', 'msg_c', 'msg_d'],
-		});
-		assert.equal(advanceCursor(later, [{ id: 'msg_x', createdAt: at(1) }]), later);
-	});
-
-	it(`stays bounded: past ${MAX_TIED_IDS} IDs at one time, the greatest are kept with a floor`, () => {
-		const tied = Array.from({ length: MAX_TIED_IDS + 20 }, (_, i) => ({
-			id: `msg_${String(i).padStart(4, '0')}`,
-			createdAt: at(9),
-		}));
-		const next = advanceCursor({ at: '', ids: [] }, tied);
-		assert.equal(next.ids.length, MAX_TIED_IDS);
-		assert.equal(next.floor, true);
-		for (const seen of tied) assert.equal(isAfter(next, seen), false, seen.id);
-		assert.equal(isAfter(next, { id: 'msg_9999', createdAt: at(9) }), true);
-	});
-});
-
-describe('Chats parameter', () => {
-	it('reads chat IDs and phones (normalised), once each, from text or an array', () => {
-		assert.deepEqual(watchEntries('cht_1, +34-600-123-456\n 0034 600 123 456 ;cht_1'), [
-			{ key: 'cht_1', chatId: 'cht_1' },
-			{ key: '+34600123456', phone: '+34600123456' },
-		]);
-		assert.deepEqual(watchEntries(['cht_2']), [{ key: 'cht_2', chatId: 'cht_2' }]);
-	});
-
-	it('refuses more than the maximum with advice, and bad entries naming the entry', () => {
-		const many = Array.from({ length: MAX_WATCHED_CHATS + 1 }, (_, i) => `cht_${i}`);
-		assert.throws(
-			() => watchEntries(many),
-			(error) => {
-				assert.match(
-					error.message,
-					new RegExp(`${MAX_WATCHED_CHATS + 1} entries; at most ${MAX_WATCHED_CHATS}`),
-				);
-				assert.match(error.description, /one request per poll/);
-				return true;
-			},
-		);
-		assert.throws(() => watchEntries('cht_1, +3412'), /Chat 2 "\+3412" is not a phone number/);
-		assert.throws(() => watchEntries('cht_1; ../auth'), /Chat 2 "..\/auth" is not a valid ID/);
-		// A space belongs to an entry (phones have them): IDs separated by spaces are one bad entry.
-		assert.throws(
-			() => watchEntries('cht_1 cht_2'),
-			(error) => {
-				assert.match(error.message, /^Chat "cht_1 cht_2" contains a space$/);
-				assert.match(error.description, /commas, semicolons or new lines/);
-				return true;
-			},
-		);
-		assert.throws(
-			() => watchEntries('+34 600 123 456 +34 600 123 457'),
-			(error) => {
-				assert.match(error.message, /^Chat "\+34 600 123 456 \+34 600 123 457" is not a phone/);
-				assert.match(error.description, /more than one number/);
-				return true;
-			},
-		);
-		assert.throws(() => watchEntries(''), /Chats is empty/);
-	});
-
-	it('the Message Types option lists the one constant of message types', () => {
-		const property = new MessengerTrigger().description.properties.find(
-			(p) => p.name === 'messageTypes',
-		);
-		assert.deepEqual(
-			property.options.map((o) => o.value),
-			[...MESSAGE_TYPES],
-		);
-	});
-});
 
 describe('Message Received polls', () => {
 	it('baseline emits nothing; then each new message once, oldest first, with its fields', async () => {

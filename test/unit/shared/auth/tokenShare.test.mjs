@@ -3,11 +3,14 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 
-import { resetSharedTokens } from '../../tools/nodeShared.mjs';
+import { resetSharedTokens } from '../../../../tools/nodeShared.mjs';
 
 const require = (await import('node:module')).createRequire(import.meta.url);
-const { sharedAccessToken, EXPIRY_MARGIN_MS } = require('../../nodes/shared/auth/tokenShare.ts');
-const { VoiceMessagingApi } = require('../../credentials/VoiceMessagingApi.credentials.ts');
+const {
+	sharedAccessToken,
+	EXPIRY_MARGIN_MS,
+} = require('../../../../nodes/shared/auth/tokenShare.ts');
+const { VoiceMessagingApi } = require('../../../../credentials/VoiceMessagingApi.credentials.ts');
 
 const CREDENTIALS = Object.freeze({
 	baseUrl: 'https://api.example.com',
