@@ -2,10 +2,10 @@
 // npm start: the sandbox API plus a real n8n with this package installed the way self-hosted
 // users install community nodes, an owner account, a credential for the sandbox and the example
 // workflows. Ctrl-C, or SIGINT/SIGTERM to this process or to npm's, stops everything it started.
-// Warm (nothing to install, sources unchanged) it is ready in about 20 s on two cores: the package
-// is built and packed only when its sources changed (tools/pack.mjs packOnChange), independent
-// steps run at once, and the credentials and examples go in through the running n8n's REST API
-// (scripts/demo.mjs) instead of one n8n CLI process each.
+// Warm (nothing to install, sources unchanged) it needs about 9 s of CPU, most of it n8n's: the
+// package is built and packed only when its sources changed (tools/pack.mjs packOnChange),
+// independent steps run at once, and the credentials and examples go in through the running
+// n8n's REST API (scripts/demo.mjs) instead of one n8n CLI process each.
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { createServer } from 'node:net';
@@ -118,7 +118,7 @@ function sandboxBanner(url) {
 
 async function main() {
 	say(
-		`npm start: n8n ${DEFAULT_N8N_VERSION} with this package, and the sandbox API (about 20 s when nothing changed)`,
+		`npm start: n8n ${DEFAULT_N8N_VERSION} with this package, and the sandbox API (about 20 s when nothing changed; more on a busy machine)`,
 	);
 	await Promise.all([
 		assertPortFree(N8N_PORT, 'N8N_PORT'),
