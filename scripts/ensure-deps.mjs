@@ -22,7 +22,7 @@ export async function ensureDeps() {
 	const code = await runWithProgress(
 		`installing the dev dependencies (npm ${args[0]})`,
 		'npm',
-		[...args, '--ignore-scripts', '--no-audit', '--no-fund'],
+		[...args, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http'],
 		{ cwd: root, size: join(root, 'node_modules') },
 	);
 	if (code !== 0) throw new Error(`npm ${args[0]} failed (exit ${code})`);

@@ -25,10 +25,11 @@ if [ ! -f "$n8n_dir/.complete" ]; then
     printf '{ "name": "n8n-host", "private": true }\n' > "$n8n_dir/package.json"
   fi
   # An optional native module (Kafka) downloads sources in its install script: skip scripts,
-  # then build only the native modules n8n needs, under the Node it runs on.
+  # then build only the native modules n8n needs, under the Node it runs on. npm's request lines
+  # (--loglevel=http) tell the progress line whether npm is still resolving or downloading.
   (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" "installing n8n $N8N_VERSION" \
-    --note "into $n8n_dir (first run only; about 4 minutes, 3 GB)" --size "$n8n_dir" -- \
-    npm install --ignore-scripts --no-audit --no-fund "n8n@$N8N_VERSION")
+    --note "into $n8n_dir (first run only; 5 to 7 minutes on two cores, 3 GB: npm resolves its dependencies for about 2 minutes, then downloads)" --size "$n8n_dir" -- \
+    npm install --ignore-scripts --no-audit --no-fund --loglevel=http "n8n@$N8N_VERSION")
   (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" \
     "building n8n $N8N_VERSION's native modules (sqlite3, isolated-vm) for Node $node_major" -- npm rebuild sqlite3 isolated-vm)
   touch "$n8n_dir/.complete"

@@ -35,7 +35,7 @@ if [ ! -x "$node_bin/node" ]; then
   mkdir -p "$CACHE"
   rm -rf "$node_dir.tmp" && mkdir -p "$node_dir.tmp"
   node "$(dirname "$0")/progress.mjs" "installing Node $version" \
-    --note "into $node_dir (first run only)" --size "$node_dir.tmp" -- npm install --prefix "$node_dir.tmp" --no-audit --no-fund "$package@$version"
+    --note "into $node_dir (first run only)" --size "$node_dir.tmp" -- npm install --prefix "$node_dir.tmp" --no-audit --no-fund --loglevel=http "$package@$version"
   rm -rf "$node_dir" && mv "$node_dir.tmp" "$node_dir"
 fi
 echo "$node_bin"

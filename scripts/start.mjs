@@ -1,33 +1,101 @@
 #!/usr/bin/env node
 // npm start: the sandbox API plus a real n8n with this package installed the way self-hosted
 // users install community nodes, an owner account, a credential for the sandbox and the example
-// workflows. Ctrl-C stops everything it started.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+// workflows. Ctrl-C, or SIGINT/SIGTERM to this process or to npm's, stops everything it started.
+// Warm (nothing to install, sources unchanged) it needs about 9 s of CPU, most of it n8n's: the
+// package is built and packed only when its sources changed (tools/pack.mjs packOnChange),
+// independent steps run at once, and the credentials and examples go in through the running
+// n8n's REST API (scripts/demo.mjs) instead of one n8n CLI process each.
 import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { createServer } from 'node:net';
 
 import { sentLines } from '../sandbox/api.mjs';
 import { DEMO_CLIENTS, startSandbox, TOKEN_PATH } from '../sandbox/server.mjs';
-import { bcryptHash, createN8nInstance } from '../tools/n8n.mjs';
-import { packPackage } from '../tools/pack.mjs';
+import {
+	bcryptHash,
+	createN8nInstance,
+	DEFAULT_N8N_VERSION,
+	ensureN8n,
+	logIn,
+} from '../tools/n8n.mjs';
+import { n8nRestApi } from '../tools/n8nRest.mjs';
+import { packOnChange, packPackage } from '../tools/pack.mjs';
 import { ROOT } from '../tools/processes.mjs';
 import { sandboxCredential, sandboxModelCredential } from '../tools/workflows.mjs';
+import {
+	BANNER_EXAMPLES,
+	exampleName,
+	importMissingExamples,
+	isInstalled,
+	readExamples,
+	rememberInstalled,
+	upsertCredential,
+} from './demo.mjs';
+import { formatDuration, withProgress } from './progress.mjs';
 
 const N8N_PORT = Number(process.env.N8N_PORT || 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
-const OWNER_EMAIL = process.env.DEMO_OWNER_EMAIL || 'demo@example.com';
-const OWNER_PASSWORD = process.env.DEMO_OWNER_PASSWORD || 'Demo-password-1';
+const OWNER = {
+	email: process.env.DEMO_OWNER_EMAIL || 'demo@example.com',
+	password: process.env.DEMO_OWNER_PASSWORD || 'Demo-password-1',
+};
 const CACHE =
 	process.env.VOICE_MESSAGING_CACHE || join(homedir(), '.cache', 'n8n-nodes-voice-messaging');
 const USER_FOLDER = process.env.DEMO_N8N_USER_FOLDER || join(CACHE, 'demo-user-folder');
+/** The ids the example files give the credentials; n8n may give them others (scripts/demo.mjs). */
 export const DEMO_CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
 /** n8n's OpenAI credential for the AI Agent example, pointing at the sandbox's stand-in model. */
 export const DEMO_MODEL_CREDENTIAL = {
 	id: 'sandboxChatModel',
 	name: 'Sandbox chat model (stand-in)',
 };
+/** How often a step that takes a while says it is still going. */
+const STEP_PROGRESS_MS = 10_000;
 
+const started = Date.now();
 const say = (line) => process.stdout.write(`${line}\n`);
+const tilde = (path) => path.replace(homedir(), '~');
+/** @type {string[]} how long each step took, for the line that says the demo is ready */
+const timings = [];
+/**
+ * Runs a step: says what it does, every 10 s that it is still going, and when it is done with
+ * the time it took (also kept under `name` for the ready line).
+ * @template T @param {string} name @param {string} what @param {() => Promise<T>} task
+ * @returns {Promise<T>}
+ */
+async function step(name, what, task) {
+	const line = `${name.padEnd(10)} ${what}`;
+	const { value, elapsed } = await withProgress(line, task, { intervalMs: STEP_PROGRESS_MS, say });
+	say(`${line}: done, ${elapsed}`);
+	timings.push(`${name} ${elapsed}`);
+	return value;
+}
+
+/** What runs, to stop on a signal: each entry stops one thing. */
+const running = [];
+let stopping = false;
+/** Stops n8n and the sandbox (those started) and exits; a repeated signal changes nothing. */
+async function stop() {
+	if (stopping) return;
+	stopping = true;
+	say('\nstopping…');
+	// Steps still running (a build, npm, n8n not ready yet) die on exit: tools/processes.mjs.
+	await Promise.allSettled(running.map((stopOne) => stopOne()));
+	process.exit(0);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
+
+/** Fails with a clear message when `port` is taken (another npm start, most likely). */
+function assertPortFree(port, variable) {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once('error', () =>
+			reject(new Error(`port ${port} is in use (another npm start?): stop it, or set ${variable}`)),
+		);
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(undefined)));
+	});
+}
 
 /**
  * The banner's lines for calling the sandbox yourself: each demo client (demo values, printed so
@@ -49,85 +117,112 @@ function sandboxBanner(url) {
 }
 
 async function main() {
-	say('[1/4] building and packing the package…');
-	const tarball = await packPackage();
+	say(
+		`npm start: n8n ${DEFAULT_N8N_VERSION} with this package, and the sandbox API (about 20 s when nothing changed; more on a busy machine)`,
+	);
+	await Promise.all([
+		assertPortFree(N8N_PORT, 'N8N_PORT'),
+		assertPortFree(SANDBOX_PORT, 'SANDBOX_PORT'),
+	]);
+	const examples = readExamples(join(ROOT, 'examples'));
 
-	say(`[2/4] starting the sandbox API on 127.0.0.1:${SANDBOX_PORT}…`);
-	const sandbox = await startSandbox({
-		port: SANDBOX_PORT,
-		progressIntervalMs: 5000,
-		maxLogEntries: 10_000,
-		// A message the sandbox is asked to send is printed, with its links (Send and Wait).
-		onSent: (sent) => sentLines(sent).forEach(say),
+	// Independent steps at once. The first run installs n8n into ~/.cache (scripts/ensure-n8n.sh),
+	// saying so with its progress every 15 s.
+	const [{ tarball, reused }, sandbox] = await Promise.all([
+		packOnChange(join(USER_FOLDER, 'packed'), {
+			build: () => step('build', 'sources changed: building and packing the package', packPackage),
+		}),
+		step('sandbox', `starting on 127.0.0.1:${SANDBOX_PORT}`, async () => {
+			const server = await startSandbox({
+				port: SANDBOX_PORT,
+				progressIntervalMs: 5000,
+				maxLogEntries: 10_000,
+				// A message the sandbox is asked to send is printed, with its links (Send and Wait).
+				onSent: (sent) => sentLines(sent).forEach(say),
+			});
+			running.push(() => server.close());
+			return server;
+		}),
+		step('n8n', `finding n8n ${DEFAULT_N8N_VERSION} in ${tilde(CACHE)}`, () => ensureN8n()),
+	]);
+	if (reused) say(`package    unchanged since it was last packed (${tilde(tarball)})`);
+
+	const instance = isInstalled(USER_FOLDER, tarball)
+		? await createN8nInstance({ tarball, userFolder: USER_FOLDER, installed: true })
+		: await step('install', `installing the package into ${tilde(USER_FOLDER)}`, async () => {
+				const installing = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
+				rememberInstalled(USER_FOLDER, tarball);
+				return installing;
+			});
+	const server = await step('start', `starting n8n on http://127.0.0.1:${N8N_PORT}`, async () => {
+		const ownerHash = bcryptHash(instance.n8nDir, OWNER.password);
+		const starting = instance.start(
+			{
+				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+				N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+				N8N_INSTANCE_OWNER_FIRST_NAME: 'Demo',
+				N8N_INSTANCE_OWNER_LAST_NAME: 'User',
+				N8N_INSTANCE_OWNER_PASSWORD_HASH: ownerHash,
+				N8N_LOG_LEVEL: 'warn',
+				// Node keeps n8n's compiled modules: about a tenth less CPU at each start.
+				NODE_COMPILE_CACHE: join(USER_FOLDER, 'node-compile-cache'),
+			},
+			{ port: N8N_PORT },
+		);
+		const ready = await starting;
+		running.push(() => ready.stop());
+		return ready;
 	});
 
-	// The first run installs n8n into ~/.cache (scripts/ensure-n8n.sh), saying so with its progress.
-	say('[3/4] preparing n8n…');
-	mkdirSync(USER_FOLDER, { recursive: true });
-	const instance = await createN8nInstance({ tarball, userFolder: USER_FOLDER });
-	await instance.importCredentials([
-		sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
-		sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
-	]);
-	const examplesDir = join(ROOT, 'examples');
-	const examples = existsSync(examplesDir)
-		? readdirSync(examplesDir)
-				.filter((f) => f.endsWith('.json'))
-				.sort()
-		: [];
-	for (const file of examples) {
-		await instance.importWorkflow(JSON.parse(readFileSync(join(examplesDir, file), 'utf8')));
-	}
-
-	say(`[4/4] starting n8n on http://127.0.0.1:${N8N_PORT}…`);
-	const server = await instance.start(
-		{
-			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-			N8N_INSTANCE_OWNER_EMAIL: OWNER_EMAIL,
-			N8N_INSTANCE_OWNER_FIRST_NAME: 'Demo',
-			N8N_INSTANCE_OWNER_LAST_NAME: 'User',
-			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(instance.n8nDir, OWNER_PASSWORD),
-			N8N_LOG_LEVEL: 'warn',
+	const { imported, kept } = await step(
+		'examples',
+		'credentials, and the examples n8n lacks',
+		async () => {
+			const { rest } = n8nRestApi({
+				baseUrl: server.baseUrl,
+				cookie: await logIn(server.baseUrl, OWNER),
+				n8nDir: instance.n8nDir,
+			});
+			const records = [
+				sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
+				sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
+			];
+			const found = await Promise.all(records.map((record) => upsertCredential(rest, record)));
+			const ids = new Map(records.map((record, index) => [record.id, found[index].id]));
+			return importMissingExamples(rest, examples, ids);
 		},
-		{ port: N8N_PORT },
 	);
 
+	const approval = exampleName(examples, BANNER_EXAMPLES.approval);
 	say('');
 	say(`  n8n        ${server.baseUrl}`);
-	say(`  login      ${OWNER_EMAIL} / ${OWNER_PASSWORD}`);
+	say(`  login      ${OWNER.email} / ${OWNER.password}`);
 	say(`  credential "${DEMO_CREDENTIAL.name}" (points at the sandbox)`);
 	say(
 		`  model      "${DEMO_MODEL_CREDENTIAL.name}": the sandbox's stand-in at ${sandbox.url}/v1, no AI account`,
 	);
 	say(
-		'             (open the AI Agent example and its chat; the README says how to use a real model)',
+		`             (open "${exampleName(examples, BANNER_EXAMPLES.assistant)}" and its chat; the README says how to use a real model)`,
 	);
-	say(`  workflows  ${examples.length} examples imported from examples/`);
+	say(
+		`  workflows  ${examples.length} examples from examples/: ${imported.length} imported, ${kept.length} already there and kept as you left them (README: a fresh copy)`,
+	);
 	for (const line of sandboxBanner(sandbox.url)) say(line);
 	say(
-		`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; activate "Messenger: follow up when a customer replies" to answer)`,
+		`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; publish "${exampleName(examples, BANNER_EXAMPLES.customer)}" to answer)`,
 	);
 	say(
-		'  approval   run "Voice AI: cancel a campaign only after a person approves on WhatsApp": the message the sandbox is asked to send is printed here with its link; open it to approve or decline (Send and Wait for Response)',
+		`  approval   run "${approval}": the message the sandbox is asked to send is printed here with its link; open it to approve or decline (Send and Wait for Response)`,
 	);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
+	say(`Ready in ${formatDuration(Date.now() - started)} (${timings.join(', ')}; some at once).`);
 	say('Press Ctrl-C to stop n8n and the sandbox.');
-
-	let stopping = false;
-	const stop = async () => {
-		if (stopping) return;
-		stopping = true;
-		say('\nstopping…');
-		await server.stop();
-		await sandbox.close();
-		process.exit(0);
-	};
-	process.on('SIGINT', stop);
-	process.on('SIGTERM', stop);
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
 	process.stderr.write(`npm start failed: ${error.stack ?? error}\n`);
+	stopping = true;
+	await Promise.allSettled(running.map((stopOne) => stopOne()));
 	process.exit(1);
 });

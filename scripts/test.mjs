@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suites with node's own test runner; TypeScript sources load through tsx.
-// Usage: node scripts/test.mjs [unit] [integration] [e2e] [queue]
-//   (default: unit, integration and e2e, in that order; queue runs only when named)
+// Usage: node scripts/test.mjs [unit] [sandbox] [integration] [e2e] [queue]
+//   (default: unit, sandbox, integration and e2e, in that order; queue runs only when named)
 //
 // Afterwards a leak check scans everything the suites printed, and the logs of every n8n they
 // ran, for the demo clients' secrets and for every token the sandboxes issued: zero hits or
@@ -17,7 +17,7 @@ import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const suites = process.argv.slice(2).length
 	? process.argv.slice(2)
-	: ['unit', 'integration', 'e2e'];
+	: ['unit', 'sandbox', 'integration', 'e2e'];
 
 function testFiles(dir) {
 	let found = [];

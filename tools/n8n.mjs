@@ -60,40 +60,47 @@ export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
 /**
  * An n8n user folder with the packed package installed as a community package: a throwaway one,
  * or `userFolder` when given (kept; `npm start` reuses it so a demo's work survives a restart).
- * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string }} options
+ * With `installed`, that folder already has this tarball installed (npm start keeps track): npm
+ * is not run.
+ * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string, installed?: boolean }} options
  */
 export async function createN8nInstance({
 	version = DEFAULT_N8N_VERSION,
 	tarball,
 	extraEnv = {},
 	userFolder: keptFolder,
+	installed = false,
 }) {
 	const { n8nBin, nodeBinDir, n8nDir } = await ensureN8n(version);
 	const userFolder = keptFolder ?? makeTempDir('voice-messaging-n8n-');
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
-	writeFileSync(
-		join(nodesDir, 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2),
-	);
+	if (!installed) {
+		writeFileSync(
+			join(nodesDir, 'package.json'),
+			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2),
+		);
+	}
 	// Zero runtime dependencies; the peer n8n-workflow comes from n8n itself, so npm must not
 	// fetch it (--legacy-peer-deps). Nothing here needs the network. npm runs under the Node of
 	// that n8n, as a user's would: what it prints (an EBADENGINE warning) is kept in `installOutput`.
 	const path = `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`;
-	const install = await run(
-		'npm',
-		[
-			'install',
-			tarball,
-			'--ignore-scripts',
-			'--no-audit',
-			'--no-fund',
-			'--legacy-peer-deps',
-			'--prefer-offline',
-			'--no-package-lock',
-		],
-		{ cwd: nodesDir, env: { ...process.env, PATH: path }, timeoutMs: 120_000 },
-	);
+	const install = installed
+		? { stdout: '', stderr: '' }
+		: await run(
+				'npm',
+				[
+					'install',
+					tarball,
+					'--ignore-scripts',
+					'--no-audit',
+					'--no-fund',
+					'--legacy-peer-deps',
+					'--prefer-offline',
+					'--no-package-lock',
+				],
+				{ cwd: nodesDir, env: { ...process.env, PATH: path }, timeoutMs: 120_000 },
+			);
 
 	// n8n's task broker listens even for `n8n execute`; a fixed port would clash with any other n8n.
 	const brokerPort = await freePort();

@@ -1,9 +1,34 @@
 // Builds and packs this package once per process: what the tests install into n8n and what
-// `npm start` and the bench load, so that all of them run what users get.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// `npm start` and the bench load, so that all of them run what users get. `npm start` keeps its
+// tarball between runs (packOnChange) and builds again only when the package's sources changed.
+import { createHash } from 'node:crypto';
+import {
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+} from 'node:fs';
+import { join, sep } from 'node:path';
 
-import { makeTempDir, removeDir, run } from './processes.mjs';
+import { makeTempDir, removeDir, ROOT, run } from './processes.mjs';
+
+/**
+ * What the built package is made of (what n8n loads from it): the TypeScript sources, their JSON
+ * and icons, package.json, and the compiler's settings and versions (tsconfig.json, the lock file).
+ * The README and CHANGELOG go into the tarball too but change nothing n8n loads.
+ */
+export const PACKAGE_SOURCES = [
+	'credentials',
+	'nodes',
+	'icons',
+	'package.json',
+	'package-lock.json',
+	'tsconfig.json',
+];
 
 let packed;
 /** Builds and packs the package once per process; resolves to the tarball's path. */
@@ -27,4 +52,52 @@ export async function removePack() {
 	const tarball = await packed.catch(() => undefined);
 	packed = undefined;
 	if (tarball) removeDir(join(tarball, '..'));
+}
+
+/** The files under `path` (a file or a folder), relative to `root`, sorted. */
+function filesUnder(root, path) {
+	const full = join(root, path);
+	if (!existsSync(full)) return [];
+	if (!statSync(full).isDirectory()) return [path];
+	return readdirSync(full)
+		.sort()
+		.flatMap((name) => filesUnder(root, join(path, name)));
+}
+
+/**
+ * A hash of the package's sources (`sources` under `root`, by default PACKAGE_SOURCES): each
+ * file's path and content. Equal hashes mean the same built package.
+ * @param {string} [root] @param {string[]} [sources]
+ */
+export function sourceHash(root = ROOT, sources = PACKAGE_SOURCES) {
+	const hash = createHash('sha256');
+	for (const file of sources.flatMap((path) => filesUnder(root, path))) {
+		// The same hash on every system: paths with forward slashes, each entry delimited.
+		hash.update(`${file.split(sep).join('/')}\0`);
+		hash.update(readFileSync(join(root, file)));
+		hash.update('\0');
+	}
+	return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The packed package kept in `folder` for the current sources: reused when its sources have not
+ * changed since it was packed (their hash is in its name), else built, packed and kept instead
+ * of the older one. `build` makes a tarball (default: packPackage) and is injectable for tests.
+ * @param {string} folder
+ * @param {{ root?: string, build?: () => Promise<string> }} [options]
+ * @returns {Promise<{ tarball: string, reused: boolean }>}
+ */
+export async function packOnChange(folder, { root = ROOT, build = packPackage } = {}) {
+	const kept = join(folder, `package-${sourceHash(root)}.tgz`);
+	if (existsSync(kept)) return { tarball: kept, reused: true };
+	const fresh = await build();
+	mkdirSync(folder, { recursive: true });
+	for (const name of readdirSync(folder)) {
+		if (name.startsWith('package-') && name.endsWith('.tgz')) rmSync(join(folder, name));
+	}
+	// Copied under another name first: an interrupted copy is never taken for a finished one.
+	copyFileSync(fresh, `${kept}.partial`);
+	renameSync(`${kept}.partial`, kept);
+	return { tarball: kept, reused: false };
 }
