@@ -1,6 +1,6 @@
 // Other answers the real API could give where its description says "not shown": one sandbox
 // option (and one CLI flag) each. The defaults are the choices of docs/api.md; the integration
-// suite runs the affected operations and triggers under each one (test/integration/alternatives).
+// suite runs the affected operations and triggers under each one (test/integration/shared/alternatives.*).
 
 /**
  * @typedef {{
