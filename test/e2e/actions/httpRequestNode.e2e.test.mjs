@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import { useN8n } from '../support/n8n.mjs';
-import { executionError, manualTriggerNode, nodeOutput, sandboxCredential } from './harness.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { executionError, manualTriggerNode, nodeOutput, sandboxCredential } from '../harness.mjs';
 
 const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
 

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
-import { useN8n } from '../support/n8n.mjs';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
 import {
 	pollDiagnostics,
 	pollingWorkflow,
@@ -16,7 +16,7 @@ import {
 	sleep,
 	voiceAiWorkflow,
 	waitFor,
-} from './harness.mjs';
+} from '../harness.mjs';
 
 const CREDENTIAL = { id: 'e2eAltCredFull1', name: 'Voice full client (alternatives e2e)' };
 const STATUS_WORKFLOW = 'e2eAltStatus001';

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import { useN8n } from '../support/n8n.mjs';
-import { sandboxCredential, suiteOptions } from './harness.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { sandboxCredential, suiteOptions } from '../harness.mjs';
 
-// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+// test/e2e/actions/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
 const { version: N8N_VERSION, title, it } = suiteOptions('credential Test button in a running n8n');
 
 const CREDENTIALS = {
