@@ -287,7 +287,8 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 		async importWorkflow(workflow) {
 			const { active, id, ...record } = workflow;
 			if (workflowIds.has(id)) throw new Error(`workflow ${id} was imported already`);
-			const body = { ...record, nodes: (record.nodes ?? []).map(withCredentials) };
+			// Created inactive (n8n 1.x needs `active` said); activate() publishes it.
+			const body = { ...record, active: false, nodes: (record.nodes ?? []).map(withCredentials) };
 			let created;
 			try {
 				created = await rest('POST', '/rest/workflows', { ...body, ...(id ? { id } : {}) });
