@@ -3,7 +3,7 @@
 // their own tools (.nvmrc, the GitHub workflows, the Node that scripts/ensure-node.sh installs) must
 // name the same major version; the README's set-up line and its Tested n8n versions table are held
 // to it in test/unit/readme.test.mjs. "engines" is another fact: what the published package needs
-// where n8n runs it (test/e2e/package.e2e.test.mjs checks it against n8n).
+// where n8n runs it (test/e2e/package/package.e2e.test.mjs checks it against n8n).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
