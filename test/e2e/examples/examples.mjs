@@ -1,0 +1,173 @@
+// What the example suites (test/e2e/examples/*.e2e.test.mjs) share: the workflows in examples/
+// (the ones `npm start` imports), which suite runs each of them, lookups into a workflow and its
+// run data, and one n8n with the credentials `npm start` creates and the examples imported.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import {
+	bcryptHash,
+	cleanupPack,
+	createN8nInstance,
+	executionError,
+	logIn,
+	packPackage,
+	ROOT,
+	runManually,
+	sandboxCredential,
+	sandboxModelCredential,
+} from '../harness.mjs';
+
+/** The credential scripts/start.mjs creates; every example must use exactly this one. */
+export const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
+/** The model credential scripts/start.mjs creates (n8n's OpenAI credential, Base URL: the sandbox). */
+export const MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
+export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
+export const STICKY = 'n8n-nodes-base.stickyNote';
+const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
+const BROWSER_ID = 'e2e-browser';
+
+const EXAMPLES_DIR = join(ROOT, 'examples');
+export const FILES = readdirSync(EXAMPLES_DIR)
+	.filter((name) => name.endsWith('.json'))
+	.sort();
+/** file name → parsed workflow */
+export const EXAMPLES = new Map(
+	FILES.map((name) => [name, JSON.parse(readFileSync(join(EXAMPLES_DIR, name), 'utf8'))]),
+);
+
+/**
+ * The suite (test/e2e/examples/<suite>.e2e.test.mjs) that runs each example. workflowShape fails
+ * on a file in examples/ without an entry; each suite fails when one of its examples did not run.
+ */
+export const RUN_BY = {
+	'nightly-campaign-report.json': 'alertsAndReports',
+	'campaign-alerts.json': 'alertsAndReports',
+	'low-balance-alert.json': 'alertsAndReports',
+	'send-document-by-phone.json': 'messaging',
+	'broadcast-delivery-follow-up.json': 'messaging',
+	'reply-follow-up.json': 'messaging',
+	'ops-assistant.json': 'assistantAndApproval',
+	'approve-campaign-cancel.json': 'assistantAndApproval',
+};
+
+/**
+ * The examples of one suite: `example(file)` gives the workflow and marks it as run by the calling
+ * test; `notRun()` lists the suite's examples no test ran.
+ * @param {string} suite a value of RUN_BY
+ */
+export function exampleSuite(suite) {
+	const ran = new Set();
+	return {
+		example(file) {
+			const workflow = EXAMPLES.get(file);
+			assert.ok(workflow, `examples/${file} exists (found: ${FILES.join(', ')})`);
+			assert.equal(RUN_BY[file], suite, `examples/${file} is run by test/e2e/examples/${suite}`);
+			ran.add(file);
+			return workflow;
+		},
+		notRun: () => FILES.filter((file) => RUN_BY[file] === suite && !ran.has(file)),
+	};
+}
+
+export const nodeNamed = (workflow, name) => {
+	const node = workflow.nodes.find((n) => n.name === name);
+	assert.ok(node, `${workflow.name}: no node "${name}"`);
+	return node;
+};
+export const nodeOfType = (workflow, type) => {
+	const nodes = workflow.nodes.filter((n) => n.type === type);
+	assert.equal(nodes.length, 1, `${workflow.name}: one node of type ${type}`);
+	return nodes[0];
+};
+/** The value of an Edit Fields assignment. */
+export const assignment = (node, name) => {
+	const found = node.parameters.assignments.assignments.find((a) => a.name === name);
+	assert.ok(found, `"${node.name}" sets no field "${name}"`);
+	return found.value;
+};
+export const ranNodes = (runData) => Object.keys(runData);
+export const itemsOf = (runData, name, output = 0) =>
+	(runData[name]?.at(-1)?.data?.main?.[output] ?? []).map((item) => item.json);
+
+/**
+ * One sandbox (no progression by itself: each test moves it when it needs to) and one n8n with the
+ * demo credentials and every example, as scripts/start.mjs sets them up. `execute` runs an example
+ * with `n8n execute --id`; after `startServer`, `session` is the running n8n's REST session and
+ * `runTrigger` runs an example as the editor's "Execute workflow" button does.
+ */
+export function examplesN8n() {
+	const ctx = {
+		/** @type {Awaited<ReturnType<typeof startSandbox>>} */ sandbox: undefined,
+		/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */ n8n: undefined,
+		/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
+		server: undefined,
+		/** @type {{ baseUrl: string, cookie: string, n8nDir: string, browserId: string }} */
+		session: undefined,
+
+		async setUp() {
+			ctx.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
+			const tarball = await packPackage();
+			ctx.n8n = await createN8nInstance({ tarball, extraEnv: { GENERIC_TIMEZONE: 'UTC' } });
+			await ctx.n8n.importCredentials([
+				sandboxCredential(CREDENTIAL, ctx.sandbox, DEMO_CLIENTS.full),
+				sandboxModelCredential(MODEL_CREDENTIAL, ctx.sandbox),
+			]);
+			// Every example as it is, with one CLI call (each boots n8n: ~10 s).
+			await ctx.n8n.n8n(['import:workflow', '--separate', `--input=${EXAMPLES_DIR}`]);
+		},
+
+		async tearDown() {
+			await ctx.server?.stop();
+			await ctx.n8n?.cleanup();
+			await ctx.sandbox?.close();
+			cleanupPack();
+		},
+
+		/** Runs an imported example with `n8n execute --id`; fails with n8n's stderr when it failed. */
+		async execute(workflowId) {
+			const result = await ctx.n8n.execute(workflowId);
+			const error = executionError(result);
+			assert.equal(
+				error,
+				undefined,
+				`execution of ${workflowId} failed: ${JSON.stringify(error)?.slice(0, 2000)}\n${ctx.n8n.log().slice(-4000)}`,
+			);
+			return { result, runData: result.data.resultData.runData };
+		},
+
+		async startServer() {
+			ctx.server = await ctx.n8n.start({
+				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+				N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+				N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(ctx.n8n.n8nDir, OWNER.password),
+			});
+			const cookie = await logIn(ctx.server.baseUrl, OWNER, BROWSER_ID);
+			ctx.session = {
+				baseUrl: ctx.server.baseUrl,
+				cookie,
+				n8nDir: ctx.n8n.n8nDir,
+				browserId: BROWSER_ID,
+			};
+		},
+
+		/** The end of the running n8n's output, for failure messages. */
+		output: () => ctx.server.output().slice(-3000),
+
+		/** Runs an example from its trigger as the editor does (a trigger fetches a test event). */
+		async runTrigger(workflow) {
+			const trigger = workflow.nodes.find((n) => n.type.endsWith('Trigger'));
+			const run = await runManually(ctx.session, workflow.id, trigger.name);
+			assert.equal(
+				run.error,
+				undefined,
+				`execution failed: ${JSON.stringify(run.error)?.slice(0, 2000)}\n${ctx.output()}`,
+			);
+			assert.equal(run.execution.mode, 'manual');
+			assert.equal(run.execution.status, 'success');
+			return { ...run, trigger: trigger.name };
+		},
+	};
+	return ctx;
+}
