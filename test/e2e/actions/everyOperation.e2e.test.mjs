@@ -1,11 +1,11 @@
-// Every operation of both nodes, at least once, inside a real n8n (DEFAULT_N8N_VERSION) with the
-// packed package installed as a community package, against the sandbox: `n8n execute --id
-// --rawOutput` of two workflows with many nodes (test/e2e/actions/everyOperation.workflows.mjs),
-// one with all 8 Voice AI operations, one with all 18 Messenger operations. Outputs are checked
-// against the sandbox's state and request log; afterwards every one of the API's 26 endpoints
-// (token endpoint aside) must have answered 2xx, and no request may have failed. (Message → Send
-// and Wait for Response pauses the execution until a person answers, which `n8n execute` cannot
-// give: sendAndWait.e2e.test.mjs runs it in a running n8n, on both n8n lines.)
+// Every operation of both nodes, at least once, inside a real n8n (DEFAULT_N8N_VERSION, the run's
+// shared one: test/support/n8n.mjs) with the packed package installed as a community package,
+// against the sandbox: manual runs, as the editor's "Execute workflow" button makes them, of two
+// workflows with many nodes (test/e2e/actions/everyOperation.workflows.mjs), one with all 8 Voice
+// AI operations, one with all 18 Messenger operations. Outputs are checked against the sandbox's
+// state and request log; afterwards every one of the API's 26 endpoints (token endpoint aside) must
+// have answered 2xx, and no request may have failed. (Message → Send and Wait for Response pauses
+// the execution until a person answers: sendAndWait.e2e.test.mjs runs it, on both n8n lines.)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -13,20 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { matchRoute } from '../../../sandbox/api.mjs';
 import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
 import { apiCall } from '../../support/sandboxApi.mjs';
-import {
-	CRED,
-	credentialsFor,
-	importWorkflows,
-	plain,
-	runSuffix,
-} from '../../support/everyOperation.mjs';
-import {
-	assertExecutionSucceeded,
-	cleanupPack,
-	createN8nInstance,
-	nodeOutput,
-	packPackage,
-} from '../harness.mjs';
+import { CRED, credentialsFor, plain, runSuffix } from '../../support/everyOperation.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { assertExecutionSucceeded, nodeOutput } from '../harness.mjs';
 import { WF, messengerWorkflow, voiceWorkflow } from './everyOperation.workflows.mjs';
 
 const sha256 = (buffer) => createHash('sha256').update(buffer).digest('hex');
@@ -52,7 +41,7 @@ function endpointOf(entry) {
 
 describe('every operation in a real n8n', { timeout: 8 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */ let sandbox;
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */ let n8n;
+	/** @type {Awaited<ReturnType<typeof useN8n>>} */ let n8n;
 	/** What each workflow is expected to do (picked from the seed). */
 	const plan = {};
 	/** Run data of the two workflows. */
@@ -65,24 +54,23 @@ describe('every operation in a real n8n', { timeout: 8 * 60_000 }, () => {
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		n8n = await createN8nInstance({ tarball: await packPackage() });
+		n8n = await useN8n();
 		await n8n.importCredentials(credentialsFor(sandbox));
-		await importWorkflows(n8n, [
+		await n8n.importWorkflows([
 			voiceWorkflow(sandbox.state, plan),
 			messengerWorkflow(sandbox.state, plan, runSuffix()),
 		]);
 	});
 
 	after(async () => {
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 	});
 
 	it('Voice AI: all 8 operations in one workflow', async (t) => {
 		const started = Date.now();
 		results.voice = await execute(WF.voice);
-		t.diagnostic(`n8n execute took ${Date.now() - started} ms`);
+		t.diagnostic(`the run took ${Date.now() - started} ms`);
 		const state = sandbox.state;
 		const result = results.voice;
 
@@ -166,7 +154,7 @@ describe('every operation in a real n8n', { timeout: 8 * 60_000 }, () => {
 		const started = Date.now();
 		const messagesBefore = sandbox.state.messages.length;
 		results.messenger = await execute(WF.messenger);
-		t.diagnostic(`n8n execute took ${Date.now() - started} ms`);
+		t.diagnostic(`the run took ${Date.now() - started} ms`);
 		const state = sandbox.state;
 		const result = results.messenger;
 		const stored = (id) => plain(state.messages.find((m) => m.id === id));

@@ -1,5 +1,5 @@
-// Published (activated) polling workflows inside a real n8n (DEFAULT_N8N_VERSION) with the packed
-// package installed, for what test/e2e/voiceAiTrigger.e2e.test.mjs does not cover: the Messenger
+// Published (activated) polling workflows inside a real n8n (DEFAULT_N8N_VERSION, the run's shared
+// one: test/support/n8n.mjs) with the packed package installed, for what test/e2e/voiceAiTrigger.e2e.test.mjs does not cover: the Messenger
 // Trigger on real status changes and Voice AI Trigger Balance Low on a real drop, created and
 // published through the REST API as the editor does. Their baseline poll runs at activation; the
 // test then changes the sandbox, and the next scheduled poll (n8n polls at most once a minute; a
@@ -22,28 +22,15 @@ import {
 	sendWatchedBroadcast,
 	triggerWorkflow,
 } from '../../support/everyOperation.mjs';
-import {
-	cleanupPack,
-	createN8nInstance,
-	n8nRestApi,
-	packPackage,
-	pollDiagnostics,
-	sleep,
-	startWithOwner,
-	waitFor,
-} from '../harness.mjs';
-
-const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-const BROWSER_ID = 'e2e-coverage-browser';
+import { useN8n } from '../../support/n8n.mjs';
+import { pollDiagnostics, sleep, waitFor } from '../harness.mjs';
 
 /** Seconds from publishing the polling workflows to their first scheduled poll. */
 const FIRST_POLL_AFTER_S = 12;
 
 describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */ let sandbox;
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */ let n8n;
-	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
-	let server;
+	/** @type {Awaited<ReturnType<typeof useN8n>>} */ let n8n;
 	let cronSecond = 0;
 	/** Ids of the two published (activated) polling workflows; n8n gives them when created. */
 	const active = { broadcast: '', balance: '' };
@@ -54,30 +41,16 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 	/** Set by the baseline test: the poll counts at the moment of the change. */
 	let changed;
 
-	/** @type {ReturnType<typeof n8nRestApi>} */
-	let api;
-	const rest = (method, path, body) => api.rest(method, path, body);
-	const executionsOf = (workflowId) => api.executionsOf(workflowId);
-	const runDataOf = (executionId) => api.runDataOf(executionId);
+	const executionsOf = (workflowId) => n8n.executionsOf(workflowId);
+	const runDataOf = (executionId) => n8n.runDataOf(executionId);
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 		watchedIds = await sendWatchedBroadcast(sandbox);
 		// Balance Low watches the credit: well above the threshold at activation.
 		sandbox.state.balance.credit = 800;
-		n8n = await createN8nInstance({
-			tarball: await packPackage(),
-			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
-		});
+		n8n = await useN8n();
 		await n8n.importCredentials(credentialsFor(sandbox));
-		let cookie;
-		({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
-		api = n8nRestApi({
-			baseUrl: server.baseUrl,
-			cookie,
-			n8nDir: n8n.n8nDir,
-			browserId: BROWSER_ID,
-		});
 
 		// The polling workflows are created and published the way the editor does it (POST
 		// /rest/workflows, then /activate with the version), once n8n is up: so the cron's second
@@ -107,10 +80,8 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 	});
 
 	after(async () => {
-		await server?.stop();
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 	});
 
 	// ---- polls of the activated workflows, counted in the sandbox's log
@@ -128,7 +99,7 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 				e.method === 'GET' &&
 				e.path === '/api/v1/voice/billing/balance',
 		).length;
-	const diagnostics = () => pollDiagnostics(sandbox, server, 25);
+	const diagnostics = () => pollDiagnostics(sandbox, n8n, 25);
 
 	/** The one finished execution an activated workflow has after the change. */
 	async function theExecutionAfterChange(workflowId, polls, pollsBefore) {
@@ -153,14 +124,11 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 		return runData;
 	}
 
-	/** Creates a workflow through the REST API and publishes (activates) it; returns its id. */
-	async function publish(workflow) {
-		const { name, nodes, connections, settings } = workflow;
-		const created = await rest('POST', '/rest/workflows', { name, nodes, connections, settings });
+	/** Creates a workflow through the REST API (no id: n8n gives one) and publishes it; its id. */
+	async function publish({ id, ...workflow }) {
+		const created = await n8n.importWorkflow(workflow);
 		assert.ok(created?.id && created.versionId, JSON.stringify(created).slice(0, 1000));
-		const activated = await rest('POST', `/rest/workflows/${created.id}/activate`, {
-			versionId: created.versionId,
-		});
+		const activated = await n8n.activate(created.id);
 		assert.equal(activated.activeVersionId, created.versionId, 'the saved version is published');
 		return created.id;
 	}
@@ -249,6 +217,6 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 			[],
 			'no request to the triggers sandbox failed',
 		);
-		assert.doesNotMatch(server.output(), /poll failed/);
+		assert.doesNotMatch(n8n.output(), /poll failed/);
 	});
 });

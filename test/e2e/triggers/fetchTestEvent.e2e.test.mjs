@@ -1,7 +1,8 @@
-// Every trigger event's "Fetch Test Event" inside a real n8n (DEFAULT_N8N_VERSION) with the packed
-// package installed, against the sandbox: POST /rest/workflows/:id/run on the trigger, the call the
-// editor makes; n8n runs `poll()` in manual mode, which returns a real sample. All four events:
-// Campaign Status Changed, New Campaign, Balance Low, Broadcast Message Status Changed.
+// Every trigger event's "Fetch Test Event" inside a real n8n (DEFAULT_N8N_VERSION, the run's shared
+// one: test/support/n8n.mjs) with the packed package installed, against the sandbox: POST
+// /rest/workflows/:id/run on the trigger, the call the editor makes; n8n runs `poll()` in manual
+// mode, which returns a real sample. All four events: Campaign Status Changed, New Campaign,
+// Balance Low, Broadcast Message Status Changed.
 // (`n8n execute` cannot run a polling trigger: it only starts from a Manual Trigger and refuses a
 // workflow without one, "Missing node to start execution"; in its `cli` mode n8n would not call
 // `poll()` anyway, only in `manual` mode.)
@@ -16,24 +17,14 @@ import {
 	VOICE_TRIGGER_TYPE,
 	changeWatchedState,
 	credentialsFor,
-	importWorkflows,
 	itemsOf,
 	plain,
 	runSuffix,
 	sendWatchedBroadcast,
 	triggerWorkflow,
 } from '../../support/everyOperation.mjs';
-import {
-	cleanupPack,
-	createN8nInstance,
-	n8nRestApi,
-	packPackage,
-	startWithOwner,
-	waitFor,
-} from '../harness.mjs';
-
-const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-const BROWSER_ID = 'e2e-coverage-browser';
+import { useN8n } from '../../support/n8n.mjs';
+import { waitFor } from '../harness.mjs';
 
 const WF = {
 	sampleStatus: 'e2eCovSmpStatus',
@@ -46,29 +37,20 @@ const suffix = runSuffix();
 
 describe('Fetch Test Event of every trigger event in a real n8n', { timeout: 5 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */ let sandbox;
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */ let n8n;
-	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
-	let server;
+	/** @type {Awaited<ReturnType<typeof useN8n>>} */ let n8n;
 	/** The broadcast messages the Messenger Trigger watches. */
 	let watchedIds = [];
-	/** @type {ReturnType<typeof n8nRestApi>} */
-	let api;
-	const rest = (method, path, body) => api.rest(method, path, body);
-	const runDataOf = (executionId) => api.runDataOf(executionId);
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		n8n = await createN8nInstance({
-			tarball: await packPackage(),
-			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
-		});
+		n8n = await useN8n();
 		// The samples see the sandbox as the activated triggers' change leaves it
 		// (test/e2e/triggers/activatedPolls.e2e.test.mjs): the watched messages one step on, the
 		// credit below the threshold.
 		watchedIds = await sendWatchedBroadcast(sandbox);
 		changeWatchedState(sandbox, watchedIds);
 		await n8n.importCredentials(credentialsFor(sandbox));
-		await importWorkflows(n8n, [
+		await n8n.importWorkflows([
 			triggerWorkflow(WF.sampleStatus, {
 				type: VOICE_TRIGGER_TYPE,
 				name: 'Voice AI Trigger',
@@ -102,33 +84,23 @@ describe('Fetch Test Event of every trigger event in a real n8n', { timeout: 5 *
 				cred: CRED.full,
 			}),
 		]);
-		let cookie;
-		({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
-		api = n8nRestApi({
-			baseUrl: server.baseUrl,
-			cookie,
-			n8nDir: n8n.n8nDir,
-			browserId: BROWSER_ID,
-		});
 	});
 
 	after(async () => {
-		await server?.stop();
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 	});
 
 	/** Fetch Test Event on a trigger, as the editor does it: a manual run of the trigger alone. */
 	async function fetchTestEvent(workflowId, triggerName) {
-		const started = await rest('POST', `/rest/workflows/${workflowId}/run`, {
+		const started = await n8n.rest('POST', `/rest/workflows/${n8n.workflowId(workflowId)}/run`, {
 			triggerToStartFrom: { name: triggerName },
 			destinationNode: { nodeName: triggerName, mode: 'inclusive' },
 		});
 		assert.ok(started?.executionId, `no execution started: ${JSON.stringify(started)}`);
 		const summary = await waitFor(
 			async () => {
-				const { execution } = await runDataOf(started.executionId).catch(() => ({}));
+				const { execution } = await n8n.runDataOf(started.executionId).catch(() => ({}));
 				return execution && !['new', 'running', 'waiting'].includes(execution.status)
 					? execution
 					: undefined;
@@ -136,7 +108,7 @@ describe('Fetch Test Event of every trigger event in a real n8n', { timeout: 5 *
 			{ timeoutMs: 30_000, describe: () => `execution ${started.executionId} did not finish` },
 		);
 		assert.equal(summary.mode, 'manual');
-		const { runData, error } = await runDataOf(started.executionId);
+		const { runData, error } = await n8n.runDataOf(started.executionId);
 		assert.equal(error, undefined, JSON.stringify(error));
 		assert.equal(summary.status, 'success', JSON.stringify(summary).slice(0, 1000));
 		return itemsOf(runData, triggerName);
