@@ -4,8 +4,6 @@
 // the broadcast the Messenger Triggers watch.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 import { DEMO_CLIENTS } from '../../sandbox/server.mjs';
 import { PACKAGE_NAME } from '../../tools/n8n.mjs';
@@ -171,11 +169,4 @@ export function itemsOf(runData, nodeName) {
 	const last = runs[runs.length - 1];
 	assert.equal(last.error, undefined, `node "${nodeName}" failed: ${JSON.stringify(last.error)}`);
 	return (last.data?.main?.[0] ?? []).map((item) => item.json);
-}
-
-/** Imports several workflows with one `import:workflow` (each CLI call boots n8n: ~10 s). */
-export async function importWorkflows(n8n, workflows) {
-	const file = join(n8n.userFolder, `coverage-workflows-${randomBytes(4).toString('hex')}.json`);
-	writeFileSync(file, JSON.stringify(workflows));
-	await n8n.n8n(['import:workflow', `--input=${file}`]);
 }
