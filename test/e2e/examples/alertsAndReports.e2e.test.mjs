@@ -1,9 +1,9 @@
-// The alert and report examples in examples/ in a real n8n, against the sandbox, with the
-// credential `npm start` creates: the nightly campaign report (a Manual Trigger beside its
-// schedule: `n8n execute --id`, the CLI) and the two alerts that start with a Voice AI Trigger (the
-// CLI cannot start them, "Missing node to start execution": they run in a running n8n the way the
-// editor's "Execute workflow" button runs them, REST, mode `manual`, the trigger fetching a test
-// event, a real sample from the sandbox, and the rest of the workflow running on it).
+// The alert and report examples in examples/ in a real n8n (the run's shared one:
+// test/support/n8n.mjs), against the sandbox, with the credential `npm start` creates, run the way
+// the editor's "Execute workflow" button runs them (REST, mode `manual`): the nightly campaign
+// report from the Manual Trigger beside its schedule, and the two alerts from their Voice AI
+// Trigger, which fetches a test event (a real sample from the sandbox) for the rest of the
+// workflow to run on.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
@@ -18,10 +18,10 @@ import {
 } from './examples.mjs';
 
 const DAY_MS = 24 * 3_600_000;
-const { example, notRun } = exampleSuite('alertsAndReports');
+const { example, files, notRun } = exampleSuite('alertsAndReports');
 
 describe('alert and report examples in a real n8n', { timeout: 6 * 60_000 }, () => {
-	const ex = examplesN8n();
+	const ex = examplesN8n(files);
 	before(() => ex.setUp());
 	after(() => ex.tearDown());
 
@@ -65,7 +65,7 @@ describe('alert and report examples in a real n8n', { timeout: 6 * 60_000 }, () 
 		);
 		assert.ok(olderFinished.length > 5, 'older finished campaigns the report leaves out');
 
-		const { runData } = await ex.execute(workflow.id);
+		const { runData } = await ex.execute(workflow);
 		assert.equal(
 			itemsOf(runData, 'Get all campaigns').length,
 			ex.sandbox.state.campaigns.length,
@@ -100,9 +100,7 @@ describe('alert and report examples in a real n8n', { timeout: 6 * 60_000 }, () 
 		}
 	});
 
-	describe('in a running n8n, as the editor runs them (triggers: Fetch Test Event)', () => {
-		before(() => ex.startServer());
-
+	describe('from their trigger (Fetch Test Event)', () => {
 		it('campaign-alerts: a failed campaign ends in the failure alert, a completed one in the completion alert', async () => {
 			const workflow = example('campaign-alerts.json');
 			const trigger = nodeOfType(workflow, 'n8n-nodes-voice-messaging.voiceAiTrigger');

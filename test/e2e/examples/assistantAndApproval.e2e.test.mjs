@@ -1,5 +1,5 @@
-// The assistant and approval examples in examples/ in a real n8n, against the sandbox, with the
-// credentials `npm start` creates, both in a running n8n: the AI Agent example (a Chat Trigger) as
+// The assistant and approval examples in examples/ in a real n8n (the run's shared one:
+// test/support/n8n.mjs), against the sandbox, with the credentials `npm start` creates: the AI Agent example (a Chat Trigger) as
 // the editor's chat panel runs it (REST, the message typed given as the trigger's output), with the
 // sandbox's stand-in model; the approval example (Send and Wait for Response), whose execution
 // waits for the person's answer, which `n8n execute` cannot give.
@@ -7,17 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { STAND_IN_NOTE } from '../../../sandbox/chatModel.mjs';
-import { n8nRestApi, runManually, waitFor } from '../harness.mjs';
+import { waitFor } from '../harness.mjs';
 import { MANUAL_TRIGGER, examplesN8n, exampleSuite, itemsOf, nodeOfType } from './examples.mjs';
 
-const { example, notRun } = exampleSuite('assistantAndApproval');
+const { example, files, notRun } = exampleSuite('assistantAndApproval');
 
-describe('assistant and approval examples in a running n8n', { timeout: 6 * 60_000 }, () => {
-	const ex = examplesN8n();
-	before(async () => {
-		await ex.setUp();
-		await ex.startServer();
-	});
+describe('assistant and approval examples in a real n8n', { timeout: 6 * 60_000 }, () => {
+	const ex = examplesN8n(files);
+	before(() => ex.setUp());
 	after(() => ex.tearDown());
 
 	it('ops-assistant: in one chat, the stand-in model calls the tool each question names and answers with what it returned', async () => {
@@ -36,7 +33,7 @@ describe('assistant and approval examples in a running n8n', { timeout: 6 * 60_0
 		/** Sends a chat message as the editor's chat panel does; the tool requests and the answer. */
 		const ask = async (chatInput) => {
 			const logStart = ex.sandbox.log.length;
-			const run = await runManually(ex.session, workflow.id, trigger.name, {
+			const run = await ex.n8n.runManually(workflow.id, trigger.name, {
 				timeoutMs: 120_000,
 				triggerItems: [{ sessionId, action: 'sendMessage', chatInput }],
 			});
@@ -88,11 +85,11 @@ describe('assistant and approval examples in a running n8n', { timeout: 6 * 60_0
 		const trigger = nodeOfType(workflow, MANUAL_TRIGGER);
 		const ask = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messenger');
 		assert.equal(ask.parameters.operation, 'sendAndWait');
-		const { rest, runDataOf } = n8nRestApi(ex.session);
+		const { rest, runDataOf, workflowId } = ex.n8n;
 		for (const approved of [true, false]) {
 			const campaign = ex.sandbox.addCampaign({ status: 'in_progress' });
 			const sentBefore = ex.sandbox.state.sent.length;
-			const { executionId } = await rest('POST', `/rest/workflows/${workflow.id}/run`, {
+			const { executionId } = await rest('POST', `/rest/workflows/${workflowId(workflow.id)}/run`, {
 				triggerToStartFrom: { name: trigger.name },
 			});
 			const sent = await waitFor(

@@ -1,23 +1,13 @@
 // What the example suites (test/e2e/examples/*.e2e.test.mjs) share: the workflows in examples/
 // (the ones `npm start` imports), which suite runs each of them, lookups into a workflow and its
-// run data, and one n8n with the credentials `npm start` creates and the examples imported.
+// run data, and the run's n8n with the credentials `npm start` creates and the examples imported.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import {
-	bcryptHash,
-	cleanupPack,
-	createN8nInstance,
-	executionError,
-	logIn,
-	packPackage,
-	ROOT,
-	runManually,
-	sandboxCredential,
-	sandboxModelCredential,
-} from '../harness.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { executionError, ROOT, sandboxCredential, sandboxModelCredential } from '../harness.mjs';
 
 /** The credential scripts/start.mjs creates; every example must use exactly this one. */
 export const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
@@ -25,8 +15,6 @@ export const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messagin
 export const MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
 export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 export const STICKY = 'n8n-nodes-base.stickyNote';
-const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-const BROWSER_ID = 'e2e-browser';
 
 const EXAMPLES_DIR = join(ROOT, 'examples');
 export const FILES = readdirSync(EXAMPLES_DIR)
@@ -53,13 +41,15 @@ export const RUN_BY = {
 };
 
 /**
- * The examples of one suite: `example(file)` gives the workflow and marks it as run by the calling
- * test; `notRun()` lists the suite's examples no test ran.
+ * The examples of one suite: `files`; `example(file)` gives the workflow and marks it as run by the
+ * calling test; `notRun()` lists the suite's examples no test ran.
  * @param {string} suite a value of RUN_BY
  */
 export function exampleSuite(suite) {
 	const ran = new Set();
+	const files = FILES.filter((file) => RUN_BY[file] === suite);
 	return {
+		files,
 		example(file) {
 			const workflow = EXAMPLES.get(file);
 			assert.ok(workflow, `examples/${file} exists (found: ${FILES.join(', ')})`);
@@ -67,7 +57,7 @@ export function exampleSuite(suite) {
 			ran.add(file);
 			return workflow;
 		},
-		notRun: () => FILES.filter((file) => RUN_BY[file] === suite && !ran.has(file)),
+		notRun: () => files.filter((file) => !ran.has(file)),
 	};
 }
 
@@ -92,73 +82,53 @@ export const itemsOf = (runData, name, output = 0) =>
 	(runData[name]?.at(-1)?.data?.main?.[output] ?? []).map((item) => item.json);
 
 /**
- * One sandbox (no progression by itself: each test moves it when it needs to) and one n8n with the
- * demo credentials and every example, as scripts/start.mjs sets them up. `execute` runs an example
- * with `n8n execute --id`; after `startServer`, `session` is the running n8n's REST session and
- * `runTrigger` runs an example as the editor's "Execute workflow" button does.
+ * One sandbox (no progression by itself: each test moves it when it needs to) and the run's n8n
+ * (test/support/n8n.mjs) with the demo credentials and the examples in `files`, as scripts/start.mjs
+ * sets them up. `execute` runs an example from its Manual Trigger and `runTrigger` from its
+ * trigger, both as the editor's "Execute workflow" button does (REST, mode `manual`; a polling
+ * trigger fetches a test event, a real sample from the sandbox).
+ * @param {string[]} files
  */
-export function examplesN8n() {
+export function examplesN8n(files) {
 	const ctx = {
 		/** @type {Awaited<ReturnType<typeof startSandbox>>} */ sandbox: undefined,
-		/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */ n8n: undefined,
-		/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
-		server: undefined,
-		/** @type {{ baseUrl: string, cookie: string, n8nDir: string, browserId: string }} */
-		session: undefined,
+		/** @type {Awaited<ReturnType<typeof useN8n>>} */ n8n: undefined,
 
 		async setUp() {
 			ctx.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
-			const tarball = await packPackage();
-			ctx.n8n = await createN8nInstance({ tarball, extraEnv: { GENERIC_TIMEZONE: 'UTC' } });
+			ctx.n8n = await useN8n();
 			await ctx.n8n.importCredentials([
 				sandboxCredential(CREDENTIAL, ctx.sandbox, DEMO_CLIENTS.full),
 				sandboxModelCredential(MODEL_CREDENTIAL, ctx.sandbox),
 			]);
-			// Every example as it is, with one CLI call (each boots n8n: ~10 s).
-			await ctx.n8n.n8n(['import:workflow', '--separate', `--input=${EXAMPLES_DIR}`]);
+			await ctx.n8n.importWorkflows(files.map((file) => EXAMPLES.get(file)));
 		},
 
 		async tearDown() {
-			await ctx.server?.stop();
-			await ctx.n8n?.cleanup();
+			await ctx.n8n?.release();
 			await ctx.sandbox?.close();
-			cleanupPack();
 		},
 
-		/** Runs an imported example with `n8n execute --id`; fails with n8n's stderr when it failed. */
-		async execute(workflowId) {
-			const result = await ctx.n8n.execute(workflowId);
+		/** Runs an imported example from its Manual Trigger; fails with n8n's output when it failed. */
+		async execute(workflow) {
+			const { name } = nodeOfType(workflow, MANUAL_TRIGGER);
+			const result = await ctx.n8n.execute(workflow.id, { triggerName: name });
 			const error = executionError(result);
 			assert.equal(
 				error,
 				undefined,
-				`execution of ${workflowId} failed: ${JSON.stringify(error)?.slice(0, 2000)}\n${ctx.n8n.log().slice(-4000)}`,
+				`execution of ${workflow.id} failed: ${JSON.stringify(error)?.slice(0, 2000)}\n${ctx.output()}`,
 			);
 			return { result, runData: result.data.resultData.runData };
 		},
 
-		async startServer() {
-			ctx.server = await ctx.n8n.start({
-				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-				N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-				N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(ctx.n8n.n8nDir, OWNER.password),
-			});
-			const cookie = await logIn(ctx.server.baseUrl, OWNER, BROWSER_ID);
-			ctx.session = {
-				baseUrl: ctx.server.baseUrl,
-				cookie,
-				n8nDir: ctx.n8n.n8nDir,
-				browserId: BROWSER_ID,
-			};
-		},
-
-		/** The end of the running n8n's output, for failure messages. */
-		output: () => ctx.server.output().slice(-3000),
+		/** The end of n8n's output, for failure messages. */
+		output: () => ctx.n8n.output().slice(-3000),
 
 		/** Runs an example from its trigger as the editor does (a trigger fetches a test event). */
 		async runTrigger(workflow) {
 			const trigger = workflow.nodes.find((n) => n.type.endsWith('Trigger'));
-			const run = await runManually(ctx.session, workflow.id, trigger.name);
+			const run = await ctx.n8n.runManually(workflow.id, trigger.name);
 			assert.equal(
 				run.error,
 				undefined,

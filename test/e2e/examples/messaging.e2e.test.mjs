@@ -1,8 +1,8 @@
-// The messaging examples in examples/ in a real n8n, against the sandbox, with the credential
-// `npm start` creates: sending a document by phone and the broadcast delivery follow-up start with
-// a Manual Trigger and run with `n8n execute --id` (the CLI); the reply follow-up starts with a
-// Messenger Trigger, which the CLI cannot start, so it runs in a running n8n the way the editor's
-// "Execute workflow" button runs it (REST, mode `manual`: the trigger fetches a test event).
+// The messaging examples in examples/ in a real n8n (the run's shared one: test/support/n8n.mjs),
+// against the sandbox, with the credential `npm start` creates, run the way the editor's "Execute
+// workflow" button runs them (REST, mode `manual`): sending a document by phone and the broadcast
+// delivery follow-up from their Manual Trigger, the reply follow-up from its Messenger Trigger,
+// which fetches a test event (a real sample from the sandbox).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
@@ -16,10 +16,10 @@ import {
 	ranNodes,
 } from './examples.mjs';
 
-const { example, notRun } = exampleSuite('messaging');
+const { example, files, notRun } = exampleSuite('messaging');
 
 describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
-	const ex = examplesN8n();
+	const ex = examplesN8n(files);
 	before(() => ex.setUp());
 	after(() => ex.tearDown());
 
@@ -30,7 +30,7 @@ describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 		async function sendTo(workflow) {
 			const before = ex.sandbox.state.messages.length;
 			const chatsBefore = ex.sandbox.state.chats.length;
-			const { runData } = await ex.execute(workflow.id);
+			const { runData } = await ex.execute(workflow);
 			return {
 				runData,
 				sent: ex.sandbox.state.messages.slice(before),
@@ -123,7 +123,7 @@ describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 		}, 20);
 		let runData;
 		try {
-			({ runData } = await ex.execute(workflow.id));
+			({ runData } = await ex.execute(workflow));
 		} finally {
 			clearInterval(watcher);
 		}
@@ -164,9 +164,7 @@ describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 		assert.equal(itemsOf(runData, 'Failed?', 1).length, rows.length - 1, 'the others: not failed');
 	});
 
-	describe('in a running n8n, as the editor runs them (triggers: Fetch Test Event)', () => {
-		before(() => ex.startServer());
-
+	describe('from their trigger (Fetch Test Event)', () => {
 		it('reply-follow-up: the customer’s newest message marks the chat important and gets the price list', async () => {
 			const workflow = example('reply-follow-up.json');
 			const trigger = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messengerTrigger');

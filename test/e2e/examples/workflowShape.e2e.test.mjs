@@ -1,12 +1,17 @@
-// The example workflows in examples/ (the ones `npm start` imports) as records: complete
-// workflows with the demo credentials and node versions that exist in n8n; every one of them is run
-// by one of the example suites beside this file (RUN_BY); and why the trigger examples run in a
-// running n8n rather than with `n8n execute` (the CLI starts only at a Manual Trigger).
+// Own n8n for one test: `n8n execute` (the CLI) on the shared n8n's database would race its server.
+//
+// The example workflows in examples/ (the ones `npm start` imports) as records: complete workflows
+// with the demo credentials and node versions that exist in n8n, all imported into the run's n8n;
+// every one of them is run by one of the example suites beside this file (RUN_BY); and why the
+// trigger examples run in a running n8n rather than with `n8n execute` (the CLI starts only at a
+// Manual Trigger).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
+import { packedTarball } from '../../support/n8n.mjs';
+import { createN8nInstance } from '../harness.mjs';
 import {
 	CREDENTIAL,
 	EXAMPLES,
@@ -28,7 +33,7 @@ const PACKAGE_NODE_TYPES = [
 ];
 
 describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_000 }, () => {
-	const ex = examplesN8n();
+	const ex = examplesN8n(FILES);
 	before(() => ex.setUp());
 	after(() => ex.tearDown());
 
@@ -142,17 +147,23 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_
 	});
 
 	it('`n8n execute` cannot start an example that begins with a polling trigger (the CLI needs a Manual Trigger)', async () => {
-		// Why the trigger examples below run through a running n8n instead. Should a later n8n start
-		// them from the CLI, this fails: then they can run like the others.
+		// Why the trigger examples run through a running n8n (REST), as the editor runs them. Should
+		// a later n8n start them from the CLI, this fails. The CLI needs an n8n folder of its own.
 		const triggerOnly = [...EXAMPLES.values()].filter(
 			(w) => !w.nodes.some((n) => n.type === MANUAL_TRIGGER),
 		);
 		assert.ok(triggerOnly.length >= 2, 'the alert examples start with a Voice AI Trigger');
-		const error = await ex.n8n.execute(triggerOnly[0].id).then(
-			(result) => assert.fail(`n8n execute ran it: ${JSON.stringify(result).slice(0, 1000)}`),
-			(error) => error,
-		);
-		assert.match(`${error.message}`, /Missing node to start execution/);
+		const cli = await createN8nInstance({ tarball: await packedTarball() });
+		try {
+			await cli.importWorkflow(triggerOnly[0]);
+			const error = await cli.execute(triggerOnly[0].id).then(
+				(result) => assert.fail(`n8n execute ran it: ${JSON.stringify(result).slice(0, 1000)}`),
+				(error) => error,
+			);
+			assert.match(`${error.message}`, /Missing node to start execution/);
+		} finally {
+			await cli.cleanup();
+		}
 	});
 
 	it('every file in examples/ is run by one of the example suites (RUN_BY)', () => {
