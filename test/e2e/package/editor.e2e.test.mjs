@@ -10,18 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import {
-	bcryptHash,
-	cleanupPack,
-	createN8nInstance,
-	launchChromium,
-	PACKAGE_NAME,
-	packPackage,
-	sandboxCredential,
-} from '../harness.mjs';
-import { NODES, VIEWPORT, byTestId, editorPage, restSession } from './editorPage.mjs';
+import { OWNER, useN8n } from '../../support/n8n.mjs';
+import { launchChromium, PACKAGE_NAME, sandboxCredential } from '../harness.mjs';
+import { NODES, VIEWPORT, byTestId, editorPage } from './editorPage.mjs';
 
-const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
 const CREDENTIAL_NAME = 'Voice & Messaging (sandbox)';
 /** A workflow with a node type the package does not have: the control for the error check. */
 const UNKNOWN_NODE_WORKFLOW = {
@@ -46,10 +38,8 @@ const SCREENSHOT_DIR =
 describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 	let sandbox;
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+	/** @type {Awaited<ReturnType<typeof useN8n>>} */
 	let n8n;
-	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
-	let server;
 	/** @type {import('playwright-core').Browser} */
 	let browser;
 	/** @type {import('playwright-core').Page} */
@@ -64,39 +54,25 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 		mkdirSync(SCREENSHOT_DIR, { recursive: true });
 		browserLaunch = launchChromium();
 		browserLaunch.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-		const [startedSandbox, tarball] = await Promise.all([
-			startSandbox({ port: 0, host: '127.0.0.1' }),
-			packPackage(),
-		]);
-		sandbox = startedSandbox;
-		n8n = await createN8nInstance({ tarball });
-		server = await n8n.start({
-			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-			N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(n8n.n8nDir, OWNER.password),
-		});
-		// The credential and the control workflow through the REST API the editor uses (the CLI's
-		// import:* commands boot n8n once each: ~10 s apiece).
-		const rest = await restSession(server.baseUrl, OWNER);
-		await rest(
-			'POST',
-			'/rest/credentials',
+		[sandbox, n8n] = await Promise.all([startSandbox({ port: 0, host: '127.0.0.1' }), useN8n()]);
+		// The credential and the control workflow through the REST API the editor uses.
+		await n8n.importCredentials([
 			sandboxCredential({ name: CREDENTIAL_NAME }, sandbox, DEMO_CLIENTS.full),
-		);
-		unknownWorkflowId = (await rest('POST', '/rest/workflows', UNKNOWN_NODE_WORKFLOW)).id;
+		]);
+		unknownWorkflowId = (await n8n.importWorkflow(UNKNOWN_NODE_WORKFLOW)).id;
 		browser = await browserLaunch;
 		const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-US' });
 		context.setDefaultTimeout(20_000);
 		page = await context.newPage();
 		ui = editorPage({
 			page,
-			baseUrl: server.baseUrl,
-			output: () => server?.output() ?? '',
+			baseUrl: n8n.baseUrl,
+			output: () => n8n.output(),
 			screenshotDir: SCREENSHOT_DIR,
 		});
 
 		await ui.diagnose('sign-in', async () => {
-			await page.goto(`${server.baseUrl}/signin`);
+			await page.goto(`${n8n.baseUrl}/signin`);
 			await page.locator('input[type=email]').fill(OWNER.email);
 			await page.locator('input[type=password]').fill(OWNER.password);
 			await page.keyboard.press('Enter');
@@ -106,10 +82,8 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 
 	after(async () => {
 		await (browser ?? (await browserLaunch?.catch(() => undefined)))?.close();
-		await server?.stop();
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 		if (!process.env.EDITOR_SCREENSHOT_DIR)
 			rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
 	});
@@ -205,7 +179,7 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 
 	it('recognises a not-installed node panel (control for the checks above)', async () => {
 		await ui.diagnose('not-installed-control', async () => {
-			await page.goto(`${server.baseUrl}/workflow/${unknownWorkflowId}`);
+			await page.goto(`${n8n.baseUrl}/workflow/${unknownWorkflowId}`);
 			const node = byTestId(page, 'canvas-node').first();
 			await node.waitFor();
 			await node.dblclick();

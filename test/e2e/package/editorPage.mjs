@@ -1,6 +1,6 @@
-// n8n's editor in headless Chromium, for test/e2e/package/editor.e2e.test.mjs: a REST session for
-// the setup, the nodes the suite adds, and the page steps (add a node as a user does, read a
-// parameter, screenshot, and on a failure a screenshot with the page's errors and n8n's output).
+// n8n's editor in headless Chromium, for test/e2e/package/editor.e2e.test.mjs: the nodes the suite
+// adds, and the page steps (add a node as a user does, read a parameter, screenshot, and on a
+// failure a screenshot with the page's errors and n8n's output).
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,36 +20,6 @@ const OUR_ICON = `img[src*="/icons/${PACKAGE_NAME}/"]`;
 
 /** @param {import('playwright-core').Page | import('playwright-core').Locator} scope */
 export const byTestId = (scope, id) => scope.locator(`[data-test-id="${id}"]`);
-
-/**
- * Logs in over REST (the owner from N8N_INSTANCE_OWNER_*) and returns a caller for the REST API
- * that resolves to a response's `data`.
- * @param {string} baseUrl @param {{ email: string, password: string }} user
- */
-export async function restSession(baseUrl, { email, password }) {
-	const browserId = 'e2e-editor-setup';
-	const call = async (method, path, body, cookie = '') => {
-		const response = await fetch(`${baseUrl}${path}`, {
-			method,
-			headers: { 'content-type': 'application/json', 'browser-id': browserId, cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await response.text();
-		assert.equal(
-			response.status,
-			200,
-			`${method} ${path} → ${response.status}: ${text.slice(0, 1000)}`,
-		);
-		return { response, data: JSON.parse(text).data };
-	};
-	const { response } = await call('POST', '/rest/login', { emailOrLdapLoginId: email, password });
-	const cookie = response.headers
-		.getSetCookie()
-		.map((line) => line.split(';')[0])
-		.join('; ');
-	assert.match(cookie, /n8n-auth=/, 'the login set a session cookie');
-	return async (method, path, body) => (await call(method, path, body, cookie)).data;
-}
 
 export const NODES = [
 	{
