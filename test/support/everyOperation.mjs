@@ -45,8 +45,7 @@ export const plain = (value) => JSON.parse(JSON.stringify(value));
 /** A few random hex characters that make names and addresses unique to one run. */
 export const runSuffix = () => randomBytes(3).toString('hex');
 
-/** Resource Locator values, "By ID" and "From List" (as the editor saves a picked record). */
-export const byId = (value) => ({ __rl: true, mode: 'id', value });
+/** A Resource Locator value in "From List" mode (as the editor saves a picked record). */
 export const fromList = (value, cachedResultName) => ({
 	__rl: true,
 	mode: 'list',

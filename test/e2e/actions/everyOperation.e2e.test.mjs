@@ -8,14 +8,13 @@
 // the execution until a person answers: sendAndWait.e2e.test.mjs runs it, on both n8n lines.)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { matchRoute } from '../../../sandbox/api.mjs';
-import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
+import { DEMO_CLIENTS, ENDPOINTS, TOKEN_PATH } from '../../../sandbox/server.mjs';
 import { apiCall } from '../../support/sandboxApi.mjs';
 import { CRED, credentialsFor, plain, runSuffix } from '../../support/everyOperation.mjs';
-import { useN8n } from '../../support/n8n.mjs';
-import { assertExecutionSucceeded, nodeOutput } from '../harness.mjs';
+import { assertExecutionSucceeded, nodeOutput, useSandboxAndN8n } from '../harness.mjs';
 import { WF, messengerWorkflow, voiceWorkflow } from './everyOperation.workflows.mjs';
 
 const sha256 = (buffer) => createHash('sha256').update(buffer).digest('hex');
@@ -40,8 +39,9 @@ function endpointOf(entry) {
 }
 
 describe('every operation in a real n8n', { timeout: 8 * 60_000 }, () => {
-	/** @type {Awaited<ReturnType<typeof startSandbox>>} */ let sandbox;
-	/** @type {Awaited<ReturnType<typeof useN8n>>} */ let n8n;
+	const e2e = useSandboxAndN8n({ credentials: credentialsFor });
+	/** e2e's, once its before() has run. */
+	let sandbox, n8n;
 	/** What each workflow is expected to do (picked from the seed). */
 	const plan = {};
 	/** Run data of the two workflows. */
@@ -53,18 +53,11 @@ describe('every operation in a real n8n', { timeout: 8 * 60_000 }, () => {
 	}
 
 	before(async () => {
-		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		n8n = await useN8n();
-		await n8n.importCredentials(credentialsFor(sandbox));
+		({ sandbox, n8n } = e2e);
 		await n8n.importWorkflows([
 			voiceWorkflow(sandbox.state, plan),
 			messengerWorkflow(sandbox.state, plan, runSuffix()),
 		]);
-	});
-
-	after(async () => {
-		await n8n?.release();
-		await sandbox?.close();
 	});
 
 	it('Voice AI: all 8 operations in one workflow', async (t) => {

@@ -9,10 +9,10 @@ import {
 	MESSENGER_TYPE,
 	VOICE_TYPE,
 	buildWorkflow,
-	byId,
 	credentialRef,
 	fromList,
 } from '../../support/everyOperation.mjs';
+import { byId } from '../harness.mjs';
 
 /** Ids of the two workflows. */
 export const WF = { voice: 'e2eCovVoiceAll1', messenger: 'e2eCovMsgrAll01' };

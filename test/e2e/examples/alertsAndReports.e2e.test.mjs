@@ -5,7 +5,7 @@
 // Trigger, which fetches a test event (a real sample from the sandbox) for the rest of the
 // workflow to run on.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { nodeOutput } from '../harness.mjs';
 import {
@@ -22,8 +22,6 @@ const { example, files, notRun } = exampleSuite('alertsAndReports');
 
 describe('alert and report examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 	const ex = examplesN8n(files);
-	before(() => ex.setUp());
-	after(() => ex.tearDown());
 
 	it('nightly-campaign-report: one report row per campaign completed or failed in the last 24 h, with its call counts', async () => {
 		const workflow = example('nightly-campaign-report.json');

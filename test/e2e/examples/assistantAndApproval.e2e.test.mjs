@@ -4,7 +4,7 @@
 // sandbox's stand-in model; the approval example (Send and Wait for Response), whose execution
 // waits for the person's answer, which `n8n execute` cannot give.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { STAND_IN_NOTE } from '../../../sandbox/chatModel.mjs';
 import { waitFor } from '../harness.mjs';
@@ -14,8 +14,6 @@ const { example, files, notRun } = exampleSuite('assistantAndApproval');
 
 describe('assistant and approval examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 	const ex = examplesN8n(files);
-	before(() => ex.setUp());
-	after(() => ex.tearDown());
 
 	it('ops-assistant: in one chat, the stand-in model calls the tool each question names and answers with what it returned', async () => {
 		const workflow = example('ops-assistant.json');

@@ -4,10 +4,16 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { before } from 'node:test';
 
-import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import { useN8n } from '../../support/n8n.mjs';
-import { executionError, ROOT, sandboxCredential, sandboxModelCredential } from '../harness.mjs';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import {
+	executionError,
+	ROOT,
+	sandboxCredential,
+	sandboxModelCredential,
+	useSandboxAndN8n,
+} from '../harness.mjs';
 
 /** The credential scripts/start.mjs creates; every example must use exactly this one. */
 export const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
@@ -82,31 +88,28 @@ export const itemsOf = (runData, name, output = 0) =>
 	(runData[name]?.at(-1)?.data?.main?.[output] ?? []).map((item) => item.json);
 
 /**
- * One sandbox (no progression by itself: each test moves it when it needs to) and the run's n8n
- * (test/support/n8n.mjs) with the demo credentials and the examples in `files`, as scripts/start.mjs
- * sets them up. `execute` runs an example from its Manual Trigger and `runTrigger` from its
+ * Called inside describe(): registers the before() and after() of one sandbox (no progression by
+ * itself: each test moves it when it needs to) and the run's n8n (test/support/n8n.mjs) with the
+ * demo credentials and the examples in `files`, as scripts/start.mjs sets them up. `execute` runs an example from its Manual Trigger and `runTrigger` from its
  * trigger, both as the editor's "Execute workflow" button does (REST, mode `manual`; a polling
  * trigger fetches a test event, a real sample from the sandbox).
  * @param {string[]} files
  */
 export function examplesN8n(files) {
+	const e2e = useSandboxAndN8n({
+		sandbox: { progressIntervalMs: 0 },
+		credentials: (sandbox) => [
+			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
+			sandboxModelCredential(MODEL_CREDENTIAL, sandbox),
+		],
+	});
+	before(() => e2e.n8n.importWorkflows(files.map((file) => EXAMPLES.get(file))));
 	const ctx = {
-		/** @type {Awaited<ReturnType<typeof startSandbox>>} */ sandbox: undefined,
-		/** @type {Awaited<ReturnType<typeof useN8n>>} */ n8n: undefined,
-
-		async setUp() {
-			ctx.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
-			ctx.n8n = await useN8n();
-			await ctx.n8n.importCredentials([
-				sandboxCredential(CREDENTIAL, ctx.sandbox, DEMO_CLIENTS.full),
-				sandboxModelCredential(MODEL_CREDENTIAL, ctx.sandbox),
-			]);
-			await ctx.n8n.importWorkflows(files.map((file) => EXAMPLES.get(file)));
+		get sandbox() {
+			return e2e.sandbox;
 		},
-
-		async tearDown() {
-			await ctx.n8n?.release();
-			await ctx.sandbox?.close();
+		get n8n() {
+			return e2e.n8n;
 		},
 
 		/** Runs an imported example from its Manual Trigger; fails with n8n's output when it failed. */

@@ -4,7 +4,7 @@
 // delivery follow-up from their Manual Trigger, the reply follow-up from its Messenger Trigger,
 // which fetches a test event (a real sample from the sandbox).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import {
 	assignment,
@@ -20,8 +20,6 @@ const { example, files, notRun } = exampleSuite('messaging');
 
 describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 	const ex = examplesN8n(files);
-	before(() => ex.setUp());
-	after(() => ex.tearDown());
 
 	describe('send-document-by-phone', () => {
 		const FILE = 'send-document-by-phone.json';

@@ -8,10 +8,9 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { packedTarball } from '../../support/n8n.mjs';
-import { createN8nInstance } from '../harness.mjs';
+import { createN8nInstance, packedTarball } from '../harness.mjs';
 import {
 	CREDENTIAL,
 	EXAMPLES,
@@ -34,8 +33,6 @@ const PACKAGE_NODE_TYPES = [
 
 describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_000 }, () => {
 	const ex = examplesN8n(FILES);
-	before(() => ex.setUp());
-	after(() => ex.tearDown());
 
 	it('every example is a complete workflow: the demo credentials, existing node versions, notes, left to right', () => {
 		assert.ok(FILES.length >= 6, `examples: ${FILES.join(', ')}`);

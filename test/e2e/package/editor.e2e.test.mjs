@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import { OWNER, useN8n } from '../../support/n8n.mjs';
-import { launchChromium, PACKAGE_NAME, sandboxCredential } from '../harness.mjs';
+import { launchChromium, OWNER, PACKAGE_NAME, sandboxCredential, useN8n } from '../harness.mjs';
 import { NODES, VIEWPORT, byTestId, editorPage } from './editorPage.mjs';
 
 const CREDENTIAL_NAME = 'Voice & Messaging (sandbox)';

@@ -1,14 +1,14 @@
 // Published (activated) polling workflows inside a real n8n (DEFAULT_N8N_VERSION, the run's shared
-// one: test/support/n8n.mjs) with the packed package installed, for what test/e2e/voiceAiTrigger.e2e.test.mjs does not cover: the Messenger
-// Trigger on real status changes and Voice AI Trigger Balance Low on a real drop, created and
-// published through the REST API as the editor does. Their baseline poll runs at activation; the
-// test then changes the sandbox, and the next scheduled poll (n8n polls at most once a minute; a
-// custom cron with a fixed second puts the first one FIRST_POLL_AFTER_S after publishing) must
-// start exactly one execution with the change.
+// one: test/support/n8n.mjs) with the packed package installed, for what the Voice AI Trigger
+// suite (voiceAiTrigger.e2e.test.mjs) does not cover: the Messenger Trigger on real status changes
+// and Voice AI Trigger Balance Low on a real drop, created and published through the REST API as
+// the editor does. Their baseline poll runs at activation; the test then changes the sandbox, and
+// the next scheduled poll (n8n polls at most once a minute; a custom cron with a fixed second puts
+// the first one FIRST_POLL_AFTER_S after publishing) must start exactly one execution with the
+// change.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { startSandbox } from '../../../sandbox/server.mjs';
 import {
 	BALANCE_THRESHOLD,
 	CRED,
@@ -22,21 +22,21 @@ import {
 	sendWatchedBroadcast,
 	triggerWorkflow,
 } from '../../support/everyOperation.mjs';
-import { useN8n } from '../../support/n8n.mjs';
-import { pollDiagnostics, sleep, waitFor } from '../harness.mjs';
+import { pollDiagnostics, sleep, useSandboxAndN8n, waitFor } from '../harness.mjs';
 
 /** Seconds from publishing the polling workflows to their first scheduled poll. */
 const FIRST_POLL_AFTER_S = 12;
 
 describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, () => {
-	/** @type {Awaited<ReturnType<typeof startSandbox>>} */ let sandbox;
-	/** @type {Awaited<ReturnType<typeof useN8n>>} */ let n8n;
+	const e2e = useSandboxAndN8n({ credentials: credentialsFor });
+	/** e2e's, once its before() has run. */
+	let sandbox, n8n;
 	let cronSecond = 0;
 	/** Ids of the two published (activated) polling workflows; n8n gives them when created. */
 	const active = { broadcast: '', balance: '' };
 	/** When the polling workflows were published (for the diagnostics). */
 	let publishedAt = 0;
-	/** The broadcast messages the Messenger Trigger watches (sent through the API before start). */
+	/** The broadcast messages the Messenger Trigger watches (sent through the API before publishing). */
 	let watchedIds = [];
 	/** Set by the baseline test: the poll counts at the moment of the change. */
 	let changed;
@@ -45,17 +45,14 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 	const runDataOf = (executionId) => n8n.runDataOf(executionId);
 
 	before(async () => {
-		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+		({ sandbox, n8n } = e2e);
 		watchedIds = await sendWatchedBroadcast(sandbox);
 		// Balance Low watches the credit: well above the threshold at activation.
 		sandbox.state.balance.credit = 800;
-		n8n = await useN8n();
-		await n8n.importCredentials(credentialsFor(sandbox));
 
 		// The polling workflows are created and published the way the editor does it (POST
 		// /rest/workflows, then /activate with the version), once n8n is up: so the cron's second
-		// can put the first scheduled poll a fixed time after activation. (The Voice AI Trigger
-		// suite publishes with the CLI before the start instead.)
+		// can put the first scheduled poll a fixed time after activation.
 		publishedAt = Date.now();
 		cronSecond = Math.floor(publishedAt / 1000 + FIRST_POLL_AFTER_S) % 60;
 		const ids = watchedIds.join(', ');
@@ -77,11 +74,6 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 				}),
 			].map(publish),
 		);
-	});
-
-	after(async () => {
-		await n8n?.release();
-		await sandbox?.close();
 	});
 
 	// ---- polls of the activated workflows, counted in the sandbox's log

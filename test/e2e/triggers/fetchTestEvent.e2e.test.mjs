@@ -7,9 +7,8 @@
 // workflow without one, "Missing node to start execution"; in its `cli` mode n8n would not call
 // `poll()` anyway, only in `manual` mode.)
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { startSandbox } from '../../../sandbox/server.mjs';
 import {
 	CRED,
 	LOW_CREDIT,
@@ -23,8 +22,7 @@ import {
 	sendWatchedBroadcast,
 	triggerWorkflow,
 } from '../../support/everyOperation.mjs';
-import { useN8n } from '../../support/n8n.mjs';
-import { waitFor } from '../harness.mjs';
+import { useSandboxAndN8n, waitFor } from '../harness.mjs';
 
 const WF = {
 	sampleStatus: 'e2eCovSmpStatus',
@@ -36,20 +34,19 @@ const WF = {
 const suffix = runSuffix();
 
 describe('Fetch Test Event of every trigger event in a real n8n', { timeout: 5 * 60_000 }, () => {
-	/** @type {Awaited<ReturnType<typeof startSandbox>>} */ let sandbox;
-	/** @type {Awaited<ReturnType<typeof useN8n>>} */ let n8n;
+	const e2e = useSandboxAndN8n({ credentials: credentialsFor });
+	/** e2e's, once its before() has run. */
+	let sandbox, n8n;
 	/** The broadcast messages the Messenger Trigger watches. */
 	let watchedIds = [];
 
 	before(async () => {
-		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		n8n = await useN8n();
+		({ sandbox, n8n } = e2e);
 		// The samples see the sandbox as the activated triggers' change leaves it
 		// (test/e2e/triggers/activatedPolls.e2e.test.mjs): the watched messages one step on, the
 		// credit below the threshold.
 		watchedIds = await sendWatchedBroadcast(sandbox);
 		changeWatchedState(sandbox, watchedIds);
-		await n8n.importCredentials(credentialsFor(sandbox));
 		await n8n.importWorkflows([
 			triggerWorkflow(WF.sampleStatus, {
 				type: VOICE_TRIGGER_TYPE,
@@ -84,11 +81,6 @@ describe('Fetch Test Event of every trigger event in a real n8n', { timeout: 5 *
 				cred: CRED.full,
 			}),
 		]);
-	});
-
-	after(async () => {
-		await n8n?.release();
-		await sandbox?.close();
 	});
 
 	/** Fetch Test Event on a trigger, as the editor does it: a manual run of the trigger alone. */
