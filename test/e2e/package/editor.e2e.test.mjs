@@ -53,7 +53,9 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 		mkdirSync(SCREENSHOT_DIR, { recursive: true });
 		browserLaunch = launchChromium();
 		browserLaunch.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-		[sandbox, n8n] = await Promise.all([startSandbox({ port: 0, host: '127.0.0.1' }), useN8n()]);
+		// One after the other: a sandbox started beside a failing useN8n() would be left open.
+		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+		n8n = await useN8n();
 		// The credential and the control workflow through the REST API the editor uses.
 		await n8n.importCredentials([
 			sandboxCredential({ name: CREDENTIAL_NAME }, sandbox, DEMO_CLIENTS.full),
