@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure a Chromium is installed for the editor end-to-end test (test/e2e/editor.e2e.test.mjs)
+# Makes sure a Chromium is installed for the editor end-to-end test (test/e2e/package/editor.e2e.test.mjs)
 # and prints its path as the last line of output. playwright-core never downloads a browser here:
 # it drives this one.
 #   CHROMIUM_PATH=/path/to/chrome   use that binary (checked, nothing installed)
