@@ -337,17 +337,26 @@ export async function logIn(baseUrl, { email, password }, browserId = 'e2e-brows
  * @param {Awaited<ReturnType<typeof createN8nInstance>>} instance
  * @param {{ email: string, password: string }} owner
  * @param {string} [browserId]
+ * @param {{ port?: number, onOutput?: (chunk: string) => void }} [startOptions] for `start()`
  */
-export async function startWithOwner(instance, owner, browserId = 'e2e-browser') {
+export async function startWithOwner(
+	instance,
+	owner,
+	browserId = 'e2e-browser',
+	startOptions = {},
+) {
 	if (isN8n1(instance.version)) {
 		// n8n 1.x has no owner by environment: set it up as the editor's first screen does.
-		const server = await instance.start();
+		const server = await instance.start({}, startOptions);
 		return { server, cookie: await setUpOwner(server.baseUrl, owner, browserId) };
 	}
-	const server = await instance.start({
-		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-		N8N_INSTANCE_OWNER_EMAIL: owner.email,
-		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(instance.n8nDir, owner.password),
-	});
+	const server = await instance.start(
+		{
+			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+			N8N_INSTANCE_OWNER_EMAIL: owner.email,
+			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(instance.n8nDir, owner.password),
+		},
+		startOptions,
+	);
 	return { server, cookie: await logIn(server.baseUrl, owner, browserId) };
 }

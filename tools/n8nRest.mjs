@@ -12,7 +12,8 @@ import { sleep } from './processes.mjs';
  * (`n8n execute --id` cannot do this: the CLI starts only at a Manual Trigger.)
  * With `triggerItems` the trigger's output is given, as the editor's chat panel gives a Chat
  * Trigger the message typed (no test webhook is registered then).
- * Resolves to the stored execution, its run data and its error (n8n stores them with `flatted`).
+ * Resolves to the stored execution, its run data, its error and the whole run data (`data`; n8n
+ * stores it with `flatted`).
  * n8n 1.x: the endpoint runs the workflow the request sends (as the 1.x editor does), so with
  * `version` 1.x in the session the stored workflow is read and sent.
  * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string, version?: string }} session
@@ -46,9 +47,9 @@ export async function runManually(
 	}
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const { execution, runData, error } = await runDataOf(started.executionId);
+		const { execution, runData, error, data } = await runDataOf(started.executionId);
 		if (execution.finished || !['new', 'running', 'waiting'].includes(execution.status)) {
-			return { execution, runData, error };
+			return { execution, runData, error, data };
 		}
 		if (Date.now() > deadline) {
 			throw new Error(
@@ -98,11 +99,12 @@ export function n8nRestApi({ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' 
 			const execution = await rest('GET', `/rest/executions/${executionId}`);
 			const data =
 				typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
-			// A running execution may have no run data yet.
+			// A running execution may have no run data yet. `data` is the whole run data, parsed.
 			return {
 				execution,
 				runData: data?.resultData?.runData ?? {},
 				error: data?.resultData?.error,
+				data,
 			};
 		},
 	};

@@ -3,13 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
+import { useN8n } from '../support/n8n.mjs';
 import {
 	assertExecutionSucceeded,
-	cleanupPack,
-	createN8nInstance,
 	executionError,
 	nodeOutput,
-	packPackage,
 	sandboxCredential,
 	suiteOptions,
 	voiceAiWorkflow,
@@ -28,7 +26,7 @@ const byId = (value) => ({ __rl: true, mode: 'id', value });
 describe(title, { timeout: 15 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 	let sandbox;
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+	/** @type {Awaited<ReturnType<typeof useN8n>>} */
 	let n8n;
 	let executions = 0;
 
@@ -53,15 +51,13 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1', agentCount: AGENT_COUNT });
-		const tarball = await packPackage();
-		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
+		n8n = await useN8n({ version: N8N_VERSION });
 		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 	});
 
 	after(async () => {
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 	});
 
 	it('Agent → Get Many with Return All returns every agent, in pages of 100', async () => {
