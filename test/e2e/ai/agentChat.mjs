@@ -1,5 +1,5 @@
-// The Voice AI and Messenger nodes as tools of n8n's AI Agent, for the ai/ suites: a running n8n
-// with the package, the sandbox and its scripted chat model (sandbox/chatModel.mjs, which records
+// The Voice AI and Messenger nodes as tools of n8n's AI Agent, for the ai/ suites: the run's n8n
+// (test/support/n8n.mjs), the sandbox and its scripted chat model (sandbox/chatModel.mjs, which records
 // what the model was sent: the tools offered, their JSON schemas, the tool results), and a chat
 // run the way the editor's chat panel runs it (POST /rest/workflows/:id/run from the Chat Trigger
 // with the message typed). The model is n8n's own OpenAI Chat Model node, pointed through its
@@ -11,17 +11,12 @@ import { after, before } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
 import { agentWorkflow, exampleAgentParts, toolName } from '../../support/agentWorkflows.mjs';
+import { useN8n } from '../../support/n8n.mjs';
 import {
-	cleanupPack,
-	createN8nInstance,
 	isN8n1,
-	n8nRestApi,
 	PACKAGE_NAME,
-	packPackage,
-	runManually,
 	sandboxCredential,
 	sandboxModelCredential,
-	startWithOwner,
 	waitFor,
 } from '../harness.mjs';
 
@@ -69,8 +64,8 @@ export function onlyToolResult(requests, name) {
 }
 
 /**
- * Registers the hooks of an AI Agent suite on n8n `version`: a sandbox, the suite's own
- * credentials (`prefix` names them and its workflows) and one workflow per agent version with the
+ * Registers the hooks of an AI Agent suite on the run's n8n of `version` (test/support/n8n.mjs):
+ * a sandbox, the suite's own credentials (`prefix` names them and its workflows) and one workflow per agent version with the
  * example's tools (`workflowIds[agentVersion]`). Fields resolve in `before`.
  * @param {{ version: string, prefix: string }} options
  */
@@ -91,16 +86,12 @@ export function useAgentChat({ version, prefix }) {
 		),
 		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 		sandbox: undefined,
-		/** @type {{ baseUrl: string, output: () => string, stop: () => Promise<void> }} */
-		server: undefined,
-		session: undefined,
+		/** @type {Awaited<ReturnType<typeof useN8n>>} */
+		n8n: undefined,
 		importAgentWorkflow,
 		chat,
 		operations,
 	};
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
-	let n8n;
-
 	/**
 	 * Imports a workflow: the example's trigger → AI Agent at `agentVersion` with its model and
 	 * `tools` (the example's unless given).
@@ -108,7 +99,7 @@ export function useAgentChat({ version, prefix }) {
 	 */
 	async function importAgentWorkflow(id, { agentVersion, tools = parts.tools, settings }) {
 		const agent = { ...parts.agent, typeVersion: agentVersion };
-		await n8n.importWorkflow(agentWorkflow(id, { ...parts, agent, tools, settings }));
+		await suite.n8n.importWorkflow(agentWorkflow(id, { ...parts, agent, tools, settings }));
 	}
 
 	/**
@@ -117,13 +108,13 @@ export function useAgentChat({ version, prefix }) {
 	 * @param {string} workflowId @param {string} question @param {any[]} steps
 	 */
 	async function chat(workflowId, question, steps, { expectError = false } = {}) {
-		const { sandbox, session, server } = suite;
+		const { sandbox, n8n } = suite;
 		const agentName = parts.agent.name;
 		const model = sandbox.chatModel;
 		model.reset();
 		model.script(...steps);
 		const logStart = sandbox.log.length;
-		let run = await runManually(session, workflowId, parts.trigger.name, {
+		let run = await n8n.runManually(workflowId, parts.trigger.name, {
 			timeoutMs: 120_000,
 			triggerItems: [
 				{ sessionId: `e2e-${Date.now()}`, action: 'sendMessage', chatInput: question },
@@ -132,10 +123,9 @@ export function useAgentChat({ version, prefix }) {
 		// n8n 1.x may mark the execution finished a moment before its run data is stored.
 		const answered = (r) => r.error || r.runData[agentName]?.at(-1)?.data;
 		if (!answered(run)) {
-			const { runDataOf } = n8nRestApi(session);
 			run = await waitFor(
 				async () => {
-					const again = await runDataOf(run.execution.id);
+					const again = await n8n.runDataOf(run.execution.id);
 					return answered(again) && again;
 				},
 				{ timeoutMs: 10_000, describe: () => `run data of execution ${run.execution.id}` },
@@ -146,7 +136,7 @@ export function useAgentChat({ version, prefix }) {
 			assert.equal(
 				run.error,
 				undefined,
-				`execution failed: ${JSON.stringify(run.error)?.slice(0, 2000)}\n${server.output().slice(-3000)}`,
+				`execution failed: ${JSON.stringify(run.error)?.slice(0, 2000)}\n${n8n.output().slice(-3000)}`,
 			);
 			assert.equal(run.execution.status, 'success');
 		}
@@ -165,8 +155,7 @@ export function useAgentChat({ version, prefix }) {
 			name: `${PACKAGE_NAME}.${name}`,
 			version: 1,
 		}));
-		const rest = n8nRestApi(suite.session).rest;
-		const descriptions = await rest('POST', '/rest/node-types', { nodeInfos });
+		const descriptions = await suite.n8n.rest('POST', '/rest/node-types', { nodeInfos });
 		assert.equal(descriptions.length, 2);
 		return descriptions.flatMap((description) =>
 			description.properties
@@ -188,33 +177,19 @@ export function useAgentChat({ version, prefix }) {
 	}
 
 	before(async () => {
-		const owner = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-		const browserId = `${prefix}-browser`;
 		const sandbox = await startSandbox({ progressIntervalMs: 0 });
 		suite.sandbox = sandbox;
-		const tarball = await packPackage();
-		n8n = await createN8nInstance({ version, tarball });
-		await n8n.importCredentials([
+		suite.n8n = await useN8n({ version });
+		await suite.n8n.importCredentials([
 			sandboxCredential(credentials.voiceMessagingApi, sandbox, DEMO_CLIENTS.full),
 			sandboxModelCredential(credentials.openAiApi, sandbox),
 		]);
 		for (const v of versions) await importAgentWorkflow(suite.workflowIds[v], { agentVersion: v });
-		const started = await startWithOwner(n8n, owner, browserId);
-		suite.server = started.server;
-		suite.session = {
-			baseUrl: started.server.baseUrl,
-			cookie: started.cookie,
-			n8nDir: n8n.n8nDir,
-			browserId,
-			version,
-		};
 	});
 
 	after(async () => {
-		await suite.server?.stop();
-		await n8n?.cleanup();
+		await suite.n8n?.release();
 		await suite.sandbox?.close();
-		cleanupPack();
 	});
 
 	return suite;

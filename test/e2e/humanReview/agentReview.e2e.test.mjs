@@ -105,7 +105,6 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 	};
 	const saw = useSendAndWait({
 		version,
-		browserId: 'e2e-send-and-wait-agent',
 		credential: CREDENTIAL,
 		modelCredential: MODEL_CREDENTIAL,
 		workflows: () => (isN8n1(version) ? [] : [WORKFLOW]),
@@ -116,8 +115,8 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		'n8n lists the Messenger node under Human in the loop, as a review step for agent tools',
 		onlyOn2,
 		async () => {
-			const response = await fetch(`${saw.server.baseUrl}/types/nodes.json`, {
-				headers: { cookie: saw.cookie, 'browser-id': saw.browserId },
+			const response = await fetch(`${saw.n8n.baseUrl}/types/nodes.json`, {
+				headers: { cookie: saw.n8n.cookie, 'browser-id': saw.n8n.browserId },
 			});
 			assert.equal(response.status, 200);
 			const types = await response.json();
@@ -148,8 +147,8 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 
 	/** Posts `question` to the agent's webhook; the IDs of the workflow's executions before. */
 	async function askAgent(question) {
-		const known = new Set((await saw.api.executionsOf(WORKFLOW_ID)).map((e) => e.id));
-		const call = await fetch(`${saw.server.baseUrl}/webhook/${WORKFLOW_ID}`, {
+		const known = new Set((await saw.n8n.executionsOf(WORKFLOW_ID)).map((e) => e.id));
+		const call = await fetch(`${saw.n8n.baseUrl}/webhook/${WORKFLOW_ID}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ question }),
@@ -183,7 +182,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		let seen = [];
 		const execution = await waitFor(
 			async () => {
-				seen = (await saw.api.executionsOf(WORKFLOW_ID)).filter((e) => !known.has(e.id));
+				seen = (await saw.n8n.executionsOf(WORKFLOW_ID)).filter((e) => !known.has(e.id));
 				return seen.find((e) => e.status === 'waiting');
 			},
 			{
@@ -206,7 +205,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 	async function agentAnswer(id) {
 		const run = await waitFor(
 			async () => {
-				const data = await saw.api.runDataOf(id);
+				const data = await saw.n8n.runDataOf(id);
 				return !['waiting', 'running', 'new'].includes(data.execution.status) && data;
 			},
 			{
@@ -247,7 +246,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 			const known = await askAgent('Ask the customer which slot suits them');
 			const execution = await waitFor(
 				async () =>
-					(await saw.api.executionsOf(WORKFLOW_ID)).find(
+					(await saw.n8n.executionsOf(WORKFLOW_ID)).find(
 						(e) => !known.has(e.id) && !['new', 'running'].includes(e.status),
 					),
 				{ timeoutMs: 60_000, describe: () => `the agent's execution did not end${diagnostics()}` },

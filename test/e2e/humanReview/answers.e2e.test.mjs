@@ -24,7 +24,6 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 	let numberId = '';
 	const saw = useSendAndWait({
 		version,
-		browserId: 'e2e-send-and-wait-answers',
 		credential: CREDENTIAL,
 		workflows: (sandbox) => {
 			numberId = sandbox.state.whatsappNumbers[1].id;
@@ -62,7 +61,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		assert.doesNotMatch(again.html, /Got it, thanks/);
 		assert.equal(await statusOf(id), 'success');
 		assert.equal(
-			(await saw.api.runDataOf(id)).runData[ASK].at(-1).data.main[0][0].json.data.approved,
+			(await saw.n8n.runDataOf(id)).runData[ASK].at(-1).data.main[0][0].json.data.approved,
 			true,
 		);
 	});

@@ -20,7 +20,6 @@ const WORKFLOWS = {
 describe(title, { timeout: 10 * 60_000 }, () => {
 	const { answer, resumedWith, startWaiting, statusOf } = useSendAndWait({
 		version,
-		browserId: 'e2e-send-and-wait-forms',
 		credential: CREDENTIAL,
 		workflows: () => Object.values(WORKFLOWS),
 	});

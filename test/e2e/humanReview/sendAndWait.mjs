@@ -1,24 +1,15 @@
 // Messenger → Send and Wait for Response in a running n8n, for the humanReview/ suites: the
-// workflows (a Webhook starts them; they wait at the node), the sandbox and n8n they run in, and
-// what a person's phone does with the message: open the signed link, post the answer. Each suite
-// file has its own sandbox, credential and workflow IDs.
+// workflows (a Webhook starts them; they wait at the node), the suite's sandbox and its handle on
+// the run's n8n (test/support/n8n.mjs), and what a person's phone does with the message: open the
+// signed link, post the answer. Each suite file has its own sandbox, credentials and workflow IDs
+// (and so webhook paths).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import {
-	cleanupPack,
-	createN8nInstance,
-	isN8n1,
-	n8nRestApi,
-	PACKAGE_NAME,
-	packPackage,
-	sandboxCredential,
-	sandboxModelCredential,
-	startWithOwner,
-	waitFor,
-} from '../harness.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { PACKAGE_NAME, sandboxCredential, sandboxModelCredential, waitFor } from '../harness.mjs';
 
 export const ASK = 'Ask a person';
 export const AFTER = 'After the answer';
@@ -122,35 +113,29 @@ export function waitingWorkflow(id, parameters, credential) {
 }
 
 /**
- * Registers the hooks of a Send and Wait suite: a sandbox, n8n `version` with the package, the
- * suite's credentials (`credential` for the sandbox's full client, `modelCredential` for its chat
- * model) and the workflows `workflows(sandbox)` gives, published; the owner logged in. Resolves
- * the returned object's fields in `before` and gives the steps of a person answering.
- * @param {{ version: string, browserId: string, credential: { id: string, name: string }, modelCredential?: { id: string, name: string }, workflows: (sandbox: any) => any[] }} options
+ * Registers the hooks of a Send and Wait suite on the run's n8n of `version`
+ * (test/support/n8n.mjs): a sandbox, the suite's credentials (`credential` for the sandbox's full
+ * client, `modelCredential` for its chat model) and the workflows `workflows(sandbox)` gives,
+ * activated. Resolves the returned object's fields in `before` and gives the steps of a person
+ * answering.
+ * @param {{ version: string, credential: { id: string, name: string }, modelCredential?: { id: string, name: string }, workflows: (sandbox: any) => any[] }} options
  */
-export function useSendAndWait({ version, browserId, credential, modelCredential, workflows }) {
-	const owner = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
+export function useSendAndWait({ version, credential, modelCredential, workflows }) {
 	const suite = {
 		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 		sandbox: undefined,
-		/** @type {{ baseUrl: string, output: () => string, stop: () => Promise<void> }} */
-		server: undefined,
-		/** @type {ReturnType<typeof n8nRestApi>} */
-		api: undefined,
-		cookie: '',
-		browserId,
+		/** @type {Awaited<ReturnType<typeof useN8n>>} */
+		n8n: undefined,
 		diagnostics,
 		startWaiting,
 		statusOf,
 		answer,
 		resumedWith,
 	};
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
-	let n8n;
 
 	function diagnostics() {
 		const sent = JSON.stringify(suite.sandbox.state.sent.slice(-3));
-		return `\nsandbox sent: ${sent}\nn8n output:\n${suite.server?.output().slice(-3000)}`;
+		return `\nsandbox sent: ${sent}\nn8n output:\n${suite.n8n?.output().slice(-3000)}`;
 	}
 
 	/**
@@ -158,12 +143,12 @@ export function useSendAndWait({ version, browserId, credential, modelCredential
 	 * one message the sandbox got for it (its text holds the link).
 	 */
 	async function startWaiting(workflow, campaign) {
-		const { sandbox, server, api } = suite;
+		const { sandbox, n8n } = suite;
 		const sentBefore = sandbox.state.sent.length;
-		const known = new Set((await api.executionsOf(workflow.id)).map((e) => e.id));
+		const known = new Set((await n8n.executionsOf(workflow.id)).map((e) => e.id));
 		await waitFor(
 			async () => {
-				const response = await fetch(`${server.baseUrl}/webhook/${workflow.id}`, {
+				const response = await fetch(`${n8n.baseUrl}/webhook/${workflow.id}`, {
 					method: 'POST',
 					headers: { 'content-type': 'application/json' },
 					body: JSON.stringify({ campaign }),
@@ -176,7 +161,7 @@ export function useSendAndWait({ version, browserId, credential, modelCredential
 		);
 		const execution = await waitFor(
 			async () =>
-				(await api.executionsOf(workflow.id)).find(
+				(await n8n.executionsOf(workflow.id)).find(
 					(e) => !known.has(e.id) && e.status === 'waiting',
 				),
 			{
@@ -200,14 +185,14 @@ export function useSendAndWait({ version, browserId, credential, modelCredential
 			link = text.slice(text.lastIndexOf(' ') + 1);
 		}
 		assert.ok(
-			link.startsWith(`${server.baseUrl}/webhook-waiting/${execution.id}/`),
+			link.startsWith(`${n8n.baseUrl}/webhook-waiting/${execution.id}/`),
 			`${link} is the waiting webhook of execution ${execution.id}`,
 		);
 		return { id: execution.id, link, sent: sent[0] };
 	}
 
 	async function statusOf(id) {
-		return (await suite.api.runDataOf(id)).execution.status;
+		return (await suite.n8n.runDataOf(id)).execution.status;
 	}
 
 	/** Posts `fields` to the link as the page's form does (multipart/form-data). */
@@ -222,7 +207,7 @@ export function useSendAndWait({ version, browserId, credential, modelCredential
 	async function resumedWith(id) {
 		const run = await waitFor(
 			async () => {
-				const data = await suite.api.runDataOf(id);
+				const data = await suite.n8n.runDataOf(id);
 				const done = data.execution.status !== 'waiting' && data.execution.status !== 'running';
 				// n8n 1.x can mark the execution finished a moment before its run data is saved.
 				const saved =
@@ -245,40 +230,18 @@ export function useSendAndWait({ version, browserId, credential, modelCredential
 	before(async () => {
 		const sandbox = await startSandbox({ progressIntervalMs: 0 });
 		suite.sandbox = sandbox;
-		const tarball = await packPackage();
-		n8n = await createN8nInstance({
-			version,
-			tarball,
-			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all' },
-		});
-		await n8n.importCredentials([
+		suite.n8n = await useN8n({ version });
+		await suite.n8n.importCredentials([
 			sandboxCredential(credential, sandbox, DEMO_CLIENTS.full),
 			...(modelCredential ? [sandboxModelCredential(modelCredential, sandbox)] : []),
 		]);
-		for (const workflow of workflows(sandbox)) {
-			await n8n.importWorkflow(workflow);
-			await n8n.n8n(
-				isN8n1(version)
-					? ['update:workflow', `--id=${workflow.id}`, '--active=true']
-					: ['publish:workflow', `--id=${workflow.id}`],
-			);
-		}
-		const started = await startWithOwner(n8n, owner, browserId);
-		suite.server = started.server;
-		suite.cookie = started.cookie;
-		suite.api = n8nRestApi({
-			baseUrl: started.server.baseUrl,
-			cookie: started.cookie,
-			n8nDir: n8n.n8nDir,
-			browserId,
-		});
+		for (const workflow of workflows(sandbox))
+			await suite.n8n.importWorkflow({ ...workflow, active: true });
 	});
 
 	after(async () => {
-		await suite.server?.stop();
-		await n8n?.cleanup();
+		await suite.n8n?.release();
 		await suite.sandbox?.close();
-		cleanupPack();
 	});
 
 	return suite;

@@ -37,7 +37,7 @@ export function messageReceivedSteps(suite, { workflowId, client, watched }) {
 	const reported = [];
 	const seenExecutions = new Set();
 
-	const diagnostics = () => pollDiagnostics(suite.sandbox, suite.server);
+	const diagnostics = () => pollDiagnostics(suite.sandbox, suite);
 
 	/**
 	 * Polls so far of the main workflow (or of the one with `pollClient`, watching `chat`): each

@@ -26,6 +26,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	let chatB;
 	const suite = usePollingN8n({
 		version,
+		ownN8n: true,
 		setUp: (sandbox, cronSecond) => {
 			[chatA, chatB] = sandbox.state.chats;
 			return {
@@ -37,8 +38,12 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	const { baseline, pollCount, messagesOfNextPoll, afterAPoll, assertNothingTwice, diagnostics } =
 		messageReceivedSteps(suite, { workflowId: WORKFLOW_ID, client: CLIENT, watched: () => chatA });
 
-	// Stopped after its baseline only: a restart before it would have nothing to compare with.
-	before(() => baseline());
+	before(async () => {
+		// The CLI below names the workflow by the ID it was imported with.
+		assert.equal(suite.n8n.workflowId(WORKFLOW_ID), WORKFLOW_ID);
+		// Stopped after its baseline only: a restart before it would have nothing to compare with.
+		await baseline();
+	});
 
 	it('n8n restarted: what arrived while it was down is reported once at the first poll after', async () => {
 		const { sandbox } = suite;
@@ -63,19 +68,20 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	});
 
 	it('a chat added to the list later gets its own baseline; the watched one loses nothing meanwhile', async () => {
-		const { sandbox, n8n } = suite;
+		const { sandbox } = suite;
+		const { instance } = suite.n8n;
 		await afterAPoll();
 		await suite.server.stop();
 		// As a user would: the workflow exported, its Chats edited, imported and activated again.
-		const file = join(n8n.userFolder, 'exported.json');
-		await n8n.n8n(['export:workflow', `--id=${WORKFLOW_ID}`, `--output=${file}`]);
+		const file = join(instance.userFolder, 'exported.json');
+		await instance.n8n(['export:workflow', `--id=${WORKFLOW_ID}`, `--output=${file}`]);
 		const [exported] = [].concat(JSON.parse(readFileSync(file, 'utf8')));
 		const trigger = exported.nodes.find((n) => n.name === TRIGGER_NODE);
 		trigger.parameters.chats = `${chatA.id}, ${chatB.id}`;
 		// Unpublished first, as the CLI wants for an active workflow; importing makes a new version.
-		await n8n.n8n(['unpublish:workflow', `--id=${WORKFLOW_ID}`]);
-		await n8n.importWorkflow(exported);
-		await suite.activate(WORKFLOW_ID);
+		await instance.n8n(['unpublish:workflow', `--id=${WORKFLOW_ID}`]);
+		await instance.importWorkflow(exported);
+		await instance.n8n(['publish:workflow', `--id=${WORKFLOW_ID}`]);
 		const meanwhile = sandbox.customerWrites({ chatId: chatA.id, text: 'Still waiting' }).items;
 		const polls = pollCount();
 		await suite.restart();
@@ -99,6 +105,6 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			[[inB.id, chatB.id]],
 		);
 		assertNothingTwice();
-		assert.doesNotMatch(suite.server.output(), /poll failed/);
+		assert.doesNotMatch(suite.output(), /poll failed/);
 	});
 });

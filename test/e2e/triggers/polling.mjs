@@ -1,6 +1,7 @@
-// Polling triggers for real, for the triggers/ suites: published workflows in a running n8n
-// against the suite's own sandbox, each polling with its own API client so that the sandbox log
-// tells their polls apart; executions read back through n8n's REST API.
+// Polling triggers for real, for the triggers/ suites: activated workflows in the run's n8n
+// (test/support/n8n.mjs) against the suite's own sandbox, with its own credentials (each workflow
+// polls with its own API client, so that the sandbox log tells their polls apart) and workflow IDs;
+// executions read back through n8n's REST API.
 //
 // n8n 2.41.1 polls at most once a minute: it rejects any 6-field cron whose seconds field is not a
 // single number ("The polling interval is too short. It has to be at least a minute."). Its first
@@ -11,24 +12,17 @@
 import { after, before } from 'node:test';
 
 import { startSandbox } from '../../../sandbox/server.mjs';
-import {
-	cleanupPack,
-	createN8nInstance,
-	isN8n1,
-	logIn,
-	n8nRestApi,
-	packPackage,
-	startWithOwner,
-} from '../harness.mjs';
+import { BROWSER_ID, OWNER, useN8n } from '../../support/n8n.mjs';
+import { isN8n1, logIn, n8nRestApi, startWithOwner } from '../harness.mjs';
 
-/** Seconds from writing the workflows until n8n has made its baseline poll (import, publish, start). */
-const EXPECTED_STARTUP_S = 30;
+/** Seconds from writing the workflows until n8n has made their baseline poll (import, activate). */
+const EXPECTED_ACTIVATION_S = 8;
 /** Margin after the baseline before the first scheduled poll, for a test to change the sandbox. */
 const CHANGE_MARGIN_S = 12;
 
 /** The second of every minute the workflows poll at: soon after their baseline, not too soon. */
 export const firstCronSecond = () =>
-	Math.floor(Date.now() / 1000 + EXPECTED_STARTUP_S + CHANGE_MARGIN_S) % 60;
+	Math.floor(Date.now() / 1000 + EXPECTED_ACTIVATION_S + CHANGE_MARGIN_S) % 60;
 
 /** Milliseconds until the next scheduled poll at `cronSecond` (60 000 when it is now). */
 export function msToNextPoll(cronSecond) {
@@ -39,78 +33,61 @@ export function msToNextPoll(cronSecond) {
 }
 
 /**
- * Registers the hooks of a polling suite: a sandbox, n8n `version` with the package, the
- * credentials and workflows `setUp(sandbox, cronSecond)` gives (the workflows published before
- * n8n starts), the owner logged in. The returned object's fields resolve in `before`; `restart`
- * starts n8n again after `server.stop()`.
- * @param {{ version: string, setUp: (sandbox: any, cronSecond: number) => { credentials: any[], workflows: any[] } }} options
+ * Registers the hooks of a polling suite: a sandbox, the run's n8n of `version` (with `ownN8n`,
+ * one of the suite's own, which `restart()` starts again after `server.stop()`), the credentials
+ * and workflows `setUp(sandbox, cronSecond)` gives, the workflows activated. The returned object's
+ * fields resolve in `before`: `api` reads executions (the one of the latest start), `output()` is
+ * n8n's output.
+ * @param {{ version: string, ownN8n?: boolean, setUp: (sandbox: any, cronSecond: number) => { credentials: any[], workflows: any[] } }} options
  */
-export function usePollingN8n({ version, setUp }) {
-	const owner = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-	const browserId = 'e2e-browser';
+export function usePollingN8n({ version, ownN8n = false, setUp }) {
 	const suite = {
 		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 		sandbox: undefined,
-		/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+		/** @type {Awaited<ReturnType<typeof useN8n>>} */
 		n8n: undefined,
-		/** @type {{ baseUrl: string, output: () => string, stop: () => Promise<void> }} */
-		server: undefined,
-		/** @type {ReturnType<typeof n8nRestApi>} */
+		/** @type {{ executionsOf: (id: string) => Promise<any[]>, runDataOf: (id: string) => Promise<any> }} */
 		api: undefined,
+		/** Own n8n only: the running server (a new one after each restart). */
+		server: undefined,
 		/** The second of every minute at which the workflows poll. */
 		cronSecond: 0,
-		activate,
+		output: () => (suite.server ?? suite.n8n).output(),
 		restart,
 	};
 
-	/** Publishes (1.x: activates) an imported workflow; n8n activates it when it starts. */
-	async function activate(id) {
-		const args = isN8n1(version)
-			? ['update:workflow', `--id=${id}`, '--active=true']
-			: ['publish:workflow', `--id=${id}`];
-		await suite.n8n.n8n(args);
-	}
-
-	const restApi = (cookie) =>
-		n8nRestApi({ baseUrl: suite.server.baseUrl, cookie, n8nDir: suite.n8n.n8nDir, browserId });
-
-	async function start() {
-		const { server, cookie } = await startWithOwner(suite.n8n, owner, browserId);
-		suite.server = server;
-		suite.api = restApi(cookie);
-	}
-
+	/** Own n8n only: starts it again (after `server.stop()`) and logs in again. */
 	async function restart() {
-		if (!isN8n1(version)) return start();
-		// 1.x: the owner exists after the first start; log in again.
-		suite.server = await suite.n8n.start();
-		suite.api = restApi(await logIn(suite.server.baseUrl, owner, browserId));
+		const { instance } = suite.n8n;
+		let cookie;
+		if (isN8n1(version)) {
+			// 1.x: the owner exists after the first start; log in again.
+			suite.server = await instance.start();
+			cookie = await logIn(suite.server.baseUrl, OWNER, BROWSER_ID);
+		} else {
+			({ server: suite.server, cookie } = await startWithOwner(instance, OWNER, BROWSER_ID));
+		}
+		const { baseUrl } = suite.server;
+		suite.api = n8nRestApi({ baseUrl, cookie, n8nDir: instance.n8nDir, browserId: BROWSER_ID });
 	}
 
 	before(async () => {
 		suite.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
-		const tarball = await packPackage();
-		suite.n8n = await createN8nInstance({
-			tarball,
-			version,
-			// The first poll's result and any "poll failed" warning show up at info; the default.
-			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
-		});
+		// A restart needs an n8n of the suite's own; nothing else differs from the run's.
+		suite.n8n = await useN8n(ownN8n ? { version, env: {} } : { version });
+		suite.api = suite.n8n;
+		suite.server = suite.n8n.server;
 		suite.cronSecond = firstCronSecond();
 		const { credentials, workflows } = setUp(suite.sandbox, suite.cronSecond);
 		await suite.n8n.importCredentials(credentials);
-		for (const workflow of workflows) {
-			await suite.n8n.importWorkflow(workflow);
-			await activate(workflow.id);
-		}
-		await start();
+		for (const workflow of workflows) await suite.n8n.importWorkflow({ ...workflow, active: true });
 	});
 
 	after(async () => {
-		await suite.server?.stop();
-		await suite.n8n?.cleanup();
+		// A restarted server is not the one the handle knows: stopped here.
+		if (suite.server !== suite.n8n?.server) await suite.server?.stop();
+		await suite.n8n?.release();
 		await suite.sandbox?.close();
-		cleanupPack();
 	});
 
 	return suite;

@@ -95,7 +95,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		return (runs[runs.length - 1].data?.main?.[0] ?? []).map((item) => item.json);
 	};
 
-	const diagnostics = () => pollDiagnostics(suite.sandbox, suite.server, 30);
+	const diagnostics = () => pollDiagnostics(suite.sandbox, suite, 30);
 
 	it('activation polls once for a baseline and starts no execution, although campaigns exist', async () => {
 		await waitFor(() => pollCount(STATUS) >= 1 && pollCount(CREATED) >= 1, {
@@ -218,6 +218,6 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		assert.equal(status.length, 1, `status workflow: ${JSON.stringify(status, null, 2)}`);
 		assert.equal(created.length, 1, `new-campaign workflow: ${JSON.stringify(created, null, 2)}`);
 		assert.deepEqual(failedRequests(), [], 'every poll request succeeded');
-		assert.doesNotMatch(suite.server.output(), /poll failed/, 'no poll failed');
+		assert.doesNotMatch(suite.output(), /poll failed/, 'no poll failed');
 	});
 });
