@@ -222,7 +222,14 @@ export async function createN8nInstance({
 			};
 			child.stdout.on('data', collect);
 			child.stderr.on('data', collect);
-			const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+			const exited = new Promise((resolve) => {
+				child.on('exit', (code) => resolve(code));
+				// Not started at all (no n8n binary): fail the readiness wait below with why.
+				child.on('error', (error) => {
+					output += `\n${error.message}`;
+					resolve(-1);
+				});
+			});
 			let exitCode;
 			exited.then((code) => {
 				exitCode = code;

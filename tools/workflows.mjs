@@ -6,6 +6,9 @@ import { PACKAGE_NAME } from './n8n.mjs';
 
 export const NODE_TYPE = `${PACKAGE_NAME}.voiceAi`;
 
+/** A Resource Locator parameter (a campaign, a contact…) in its "By ID" mode. @param {string} value */
+export const byId = (value) => ({ __rl: true, mode: 'id', value });
+
 /**
  * A new Manual Trigger node (the start `n8n execute` needs), with `extra` (id, position) added.
  * @param {Record<string, unknown>} [extra]

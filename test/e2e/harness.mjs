@@ -1,6 +1,7 @@
 // The e2e suites' own helpers: which n8n line a suite file runs on (and which of its tests), the
 // run data of an execution, and workflow and credential records. Installing and running n8n,
-// packing the package and Chromium are dev tools (tools/), re-exported here for the suites.
+// packing the package and Chromium are dev tools (tools/), re-exported here for the suites, and
+// so is the n8n every e2e file uses (test/support/n8n.mjs: useN8n, useSandboxAndN8n, OWNER).
 import { join } from 'node:path';
 import { it as nodeTestIt } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -17,11 +18,12 @@ export { ROOT, freePort, run, runSetupScript, sleep, waitFor } from '../../tools
 export * from '../../tools/runData.mjs';
 export { median } from '../../tools/stats.mjs';
 export * from '../../tools/workflows.mjs';
+export * from '../support/n8n.mjs';
 
 /**
  * Which n8n version a suite file runs on, and which of its tests. Run directly (`npm test` runs
  * each file in its own process) a file gets DEFAULT_N8N_VERSION and all its tests, exactly as
- * before. `importSuite` (test/e2e/n8n1.e2e.test.mjs) imports a file with another version and,
+ * before. `importSuite` (the e2e files named n8n1) imports a file with another version and,
  * optionally, a subset of its tests; a file is a module, so it registers its suite once per process.
  * @typedef {{ version: string, only?: string[], registered: Set<string> }} SuiteImport
  * @type {SuiteImport | undefined}
@@ -55,7 +57,7 @@ export function suiteOptions(title) {
  * Registers the suite of another test file with another n8n version (and optionally only the
  * tests named in `only`; the others show as skipped). Fails when a name in `only` matches no test,
  * so renaming a test cannot silently drop it from the subset.
- * @param {string} file a test file in this folder, e.g. 'voiceAi.e2e.test.mjs'
+ * @param {string} file a test file below this folder, e.g. 'actions/voiceAi.e2e.test.mjs'
  * @param {{ version: string, only?: string[] }} options
  */
 export async function importSuite(file, { version, only }) {

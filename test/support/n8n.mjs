@@ -15,10 +15,12 @@
 //   tools/n8n.mjs createN8nInstance and its start(), for the CLI and restarts)
 //   rest(method, path, body)         the REST API as the owner (answers other than 200 fail)
 //   importCredentials([records])     POST /rest/credentials; n8n gives new ids (neither line
-//                                    keeps one sent), so the ids the records give are mapped:
+//                                    takes one), so the ids the records give are mapped:
 //   credentialId(id)                 the id n8n gave the credential imported as `id`
-//   importWorkflow(wf), importWorkflows([wf])  POST /rest/workflows with the record's id (kept
-//                                    when free, otherwise mapped: workflowId(id)); the nodes'
+//   importWorkflow(wf), importWorkflows([wf])  POST /rest/workflows with the record's id (2.x
+//                                    keeps it when free; 1.x always gives a new one: the
+//                                    handle's methods take the record's id, workflowId(id)
+//                                    gives n8n's for raw REST calls and URLs); the nodes'
 //                                    credential references are mapped to the imported ones;
 //                                    `active: true` activates it afterwards
 //   execute(id, { triggerName? })    a manual run from the Manual Trigger (or triggerName), as the
@@ -26,22 +28,23 @@
 //                                    `n8n execute --rawOutput`'s (nodeOutput, executionError and
 //                                    assertExecutionSucceeded of tools/runData.mjs take it)
 //   runManually(id, triggerName, options)  tools/n8nRest.mjs runManually on this n8n
-//   activate(id), deactivate(id)     publish / unpublish (2.x), active: true / false (1.x)
+//   activate(id), deactivate(id)     publish / unpublish (the same endpoints on both lines)
 //   executionsOf(id), runDataOf(executionId)  tools/n8nRest.mjs n8nRestApi
 //   output()                         n8n's output since this handle was made
 //   log()                            the same, for assertExecutionSucceeded's failure message
 //   release()                        deactivates and deletes the file's workflows and
 //                                    credentials; stops the n8n only if this handle started it
+//
+// Most files want a sandbox of their own next to it, with their credentials imported:
+//   const e2e = useSandboxAndN8n({ version, sandbox: { agentCount: 130 }, credentials: (sandbox) => [...] });
+// inside describe() registers the before() and after() that fill and empty `e2e.sandbox` and `e2e.n8n`.
 import { appendFileSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 
-import {
-	DEFAULT_N8N_VERSION,
-	createN8nInstance,
-	isN8n1,
-	logIn,
-	startWithOwner,
-} from '../../tools/n8n.mjs';
+import { startSandbox } from '../../sandbox/server.mjs';
+
+import { DEFAULT_N8N_VERSION, createN8nInstance, logIn, startWithOwner } from '../../tools/n8n.mjs';
 import { n8nRestApi, runManually } from '../../tools/n8nRest.mjs';
 import { packPackage, removePack } from '../../tools/pack.mjs';
 import { makeTempDir, removeDir } from '../../tools/processes.mjs';
@@ -233,7 +236,6 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 	/** What this file made, to delete in release(): workflow ids (n8n's) and credential ids. */
 	const made = { workflows: new Set(), active: new Set(), credentials: new Set() };
 	const workflowId = (id) => workflowIds.get(id) ?? id;
-	const line1 = isN8n1(version);
 
 	/** A node with its credential references pointing at the credentials n8n gave ids to. */
 	const withCredentials = (node) =>
@@ -328,19 +330,14 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 			const actual = workflowId(id);
 			const { versionId } = await rest('GET', `/rest/workflows/${actual}`);
 			made.active.add(actual);
-			// n8n 1.x: a workflow is activated by saving it with `active: true`.
-			return line1
-				? rest('PATCH', `/rest/workflows/${actual}`, { active: true, versionId })
-				: rest('POST', `/rest/workflows/${actual}/activate`, { versionId });
+			return rest('POST', `/rest/workflows/${actual}/activate`, { versionId });
 		},
 
 		/** @param {string} id */
 		async deactivate(id) {
 			const actual = workflowId(id);
 			made.active.delete(actual);
-			if (!line1) return rest('POST', `/rest/workflows/${actual}/deactivate`, {});
-			const { versionId } = await rest('GET', `/rest/workflows/${actual}`);
-			return rest('PATCH', `/rest/workflows/${actual}`, { active: false, versionId });
+			return rest('POST', `/rest/workflows/${actual}/deactivate`, {});
 		},
 
 		/** Deletes what this file made; stops the n8n if this handle started it. */
@@ -361,4 +358,26 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 		},
 	};
 	return handle;
+}
+
+/**
+ * Registers, in the describe() it is called in, a before() that starts a sandbox of the file's own
+ * (in this process, on a free loopback port, with `sandbox` options), gets the n8n (useN8n with
+ * `version` and `env`) and imports `credentials(sandbox)`, and the after() that releases both.
+ * Returns the holder they fill: `sandbox` and `n8n` are set once before() ran.
+ * @param {{ version?: string, env?: NodeJS.ProcessEnv, sandbox?: Parameters<typeof startSandbox>[0], credentials?: (sandbox: Awaited<ReturnType<typeof startSandbox>>) => Array<{ id?: string, name: string, type: string, data: object }> }} [options]
+ */
+export function useSandboxAndN8n({ version, env, sandbox = {}, credentials = () => [] } = {}) {
+	/** @type {{ sandbox: Awaited<ReturnType<typeof startSandbox>>, n8n: Awaited<ReturnType<typeof useN8n>> }} */
+	const held = /** @type {any} */ ({});
+	before(async () => {
+		held.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', ...sandbox });
+		held.n8n = await useN8n({ version, env });
+		await held.n8n.importCredentials(credentials(held.sandbox));
+	});
+	after(async () => {
+		await held.n8n?.release();
+		await held.sandbox?.close();
+	});
+	return held;
 }

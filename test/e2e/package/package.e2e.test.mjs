@@ -16,7 +16,7 @@ import {
 	cleanupPack,
 	createN8nInstance,
 	packPackage,
-} from './harness.mjs';
+} from '../harness.mjs';
 
 /** The package.json inside the tarball. @param {string} tarball */
 const packedManifest = (tarball) =>

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
 import {
 	assertExecutionSucceeded,
 	chainWorkflow,
@@ -28,10 +28,10 @@ import {
 	sandboxCredential,
 	suiteOptions,
 	manualTriggerNode,
-} from './harness.mjs';
+} from '../harness.mjs';
 
 // The n8n version (and `it`): run directly, DEFAULT_N8N_VERSION and every test, as always;
-// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+// test/e2e/actions/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
 const { version: N8N_VERSION, title, it } = suiteOptions('Messenger node in a real n8n');
 
 const MESSENGER_TYPE = `${PACKAGE_NAME}.messenger`;

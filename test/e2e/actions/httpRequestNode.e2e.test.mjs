@@ -3,16 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import {
-	cleanupPack,
-	createN8nInstance,
-	executionError,
-	nodeOutput,
-	packPackage,
-	sandboxCredential,
-	manualTriggerNode,
-} from './harness.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { executionError, manualTriggerNode, nodeOutput, sandboxCredential } from '../harness.mjs';
 
 const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
 
@@ -53,13 +46,12 @@ describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0 });
-		n8n = await createN8nInstance({ tarball: await packPackage() });
+		n8n = await useN8n();
 		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 	});
 	after(async () => {
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 	});
 
 	it('gets a token, sends it, reuses it, and renews it after expiry', async () => {

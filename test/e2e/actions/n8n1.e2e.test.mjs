@@ -13,7 +13,7 @@
 //               owner up through the REST API on 1.x).
 // Every test of both suite files also passes on 1.x when run directly, e.g.
 //   N8N_VERSION=1.123.81 node --import tsx --test test/e2e/voiceAi.e2e.test.mjs
-import { N8N_1_VERSION, importSuite } from './harness.mjs';
+import { N8N_1_VERSION, importSuite } from '../harness.mjs';
 
 const VOICE_AI_SUBSET = [
 	'Agent → Get Many with Return All returns every agent, in pages of 100',
@@ -24,6 +24,9 @@ const VOICE_AI_SUBSET = [
 	'the renewed token is stored too: the next execution asks for no token',
 ];
 
-await importSuite('voiceAi.e2e.test.mjs', { version: N8N_1_VERSION, only: VOICE_AI_SUBSET });
-await importSuite('messenger.e2e.test.mjs', { version: N8N_1_VERSION });
-await importSuite('credentialTest.e2e.test.mjs', { version: N8N_1_VERSION });
+await importSuite('actions/voiceAi.e2e.test.mjs', {
+	version: N8N_1_VERSION,
+	only: VOICE_AI_SUBSET,
+});
+await importSuite('actions/messenger.e2e.test.mjs', { version: N8N_1_VERSION });
+await importSuite('actions/credentialTest.e2e.test.mjs', { version: N8N_1_VERSION });

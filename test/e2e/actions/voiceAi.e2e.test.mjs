@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import { useN8n } from '../support/n8n.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
 import {
 	assertExecutionSucceeded,
 	executionError,
@@ -11,10 +11,10 @@ import {
 	sandboxCredential,
 	suiteOptions,
 	voiceAiWorkflow,
-} from './harness.mjs';
+} from '../harness.mjs';
 
 // The n8n version (and `it`): run directly, DEFAULT_N8N_VERSION and every test, as always;
-// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+// test/e2e/actions/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
 const { version: N8N_VERSION, title, it } = suiteOptions('Voice AI node in a real n8n');
 
 const CREDENTIAL = { id: 'e2eVoiceCred001', name: 'Voice sandbox (e2e)' };

@@ -7,29 +7,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
+import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
 import {
-	cleanupPack,
-	createN8nInstance,
-	n8nRestApi,
-	packPackage,
 	pollDiagnostics,
 	pollingWorkflow,
-	runManually,
 	sandboxCredential,
 	sleep,
-	startWithOwner,
 	voiceAiWorkflow,
 	waitFor,
-} from './harness.mjs';
+} from '../harness.mjs';
 
-const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
 const CREDENTIAL = { id: 'e2eAltCredFull1', name: 'Voice full client (alternatives e2e)' };
 const STATUS_WORKFLOW = 'e2eAltStatus001';
 const BALANCE_WORKFLOW = 'e2eAltBalance01';
 const TRIGGER_NODE = 'Voice AI Trigger';
-/** Seconds from writing the workflows until n8n has made its baseline poll, and a margin. */
-const FIRST_POLL_AFTER_S = 42;
+/**
+ * Seconds from writing the workflows until the first scheduled poll, with a margin (activating
+ * the workflow makes the baseline poll at once).
+ */
+const FIRST_POLL_AFTER_S = 15;
 
 const rl = (value) => ({ __rl: true, mode: 'id', value });
 const ids = (items) => items.map((item) => item.id ?? item.phoneNumber);
@@ -39,10 +36,8 @@ describe(
 	{ timeout: 8 * 60_000 },
 	() => {
 		let sandbox;
+		/** @type {Awaited<ReturnType<typeof useN8n>>} */
 		let n8n;
-		let server;
-		let session;
-		let api;
 		let cronSecond = 0;
 		let biggest;
 		const operations = {};
@@ -57,7 +52,7 @@ describe(
 					e.query.sort === 'desc' &&
 					String(e.query.page) === '1',
 			).length;
-		const diagnostics = () => pollDiagnostics(sandbox, server, 30);
+		const diagnostics = () => pollDiagnostics(sandbox, n8n, 30);
 
 		before(async () => {
 			sandbox = await startSandbox({
@@ -74,10 +69,7 @@ describe(
 				.map((c) => ({ id: c.id, rows: sandbox.state.campaignData.get(c.id) }))
 				.sort((a, b) => b.rows.length - a.rows.length)[0];
 			assert.ok(biggest.rows.length > 25);
-			n8n = await createN8nInstance({
-				tarball: await packPackage(),
-				extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all', GENERIC_TIMEZONE: 'UTC' },
-			});
+			n8n = await useN8n();
 			await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 			Object.assign(operations, {
 				e2eAltInProgres: {
@@ -125,23 +117,17 @@ describe(
 			await n8n.importWorkflow(
 				trigger(BALANCE_WORKFLOW, { event: 'balanceLow', metric: 'credit', threshold: 10 }),
 			);
-			await n8n.n8n(['publish:workflow', `--id=${STATUS_WORKFLOW}`]);
-			let cookie;
-			({ server, cookie } = await startWithOwner(n8n, OWNER));
-			session = { baseUrl: server.baseUrl, cookie, n8nDir: n8n.n8nDir };
-			api = n8nRestApi(session);
+			await n8n.activate(STATUS_WORKFLOW);
 		});
 
 		after(async () => {
-			await server?.stop();
-			await n8n?.cleanup();
+			await n8n?.release();
 			await sandbox?.close();
-			cleanupPack();
 		});
 
 		it('Campaign → Get Many "In Progress" and Get Data (Return All, Limit 25) return the right records', async () => {
 			const output = async (id) => {
-				const { runData, error } = await runManually(session, id, 'Manual Trigger');
+				const { runData, error } = await n8n.runManually(id, 'Manual Trigger');
 				assert.equal(error, undefined, JSON.stringify(error));
 				return runData['Voice AI'][0].data.main[0].map((item) => item.json);
 			};
@@ -157,7 +143,7 @@ describe(
 		});
 
 		it('Balance Low, Fetch Test Event: n8n shows the message the node wrote', async () => {
-			const { error } = await runManually(session, BALANCE_WORKFLOW, TRIGGER_NODE);
+			const { error } = await n8n.runManually(BALANCE_WORKFLOW, TRIGGER_NODE);
 			assert.ok(error, 'the manual poll failed');
 			assert.equal(
 				error.message,
@@ -173,7 +159,7 @@ describe(
 				describe: () => `no scheduled poll after the baseline${diagnostics()}`,
 			});
 			await sleep(5_000);
-			assert.deepEqual(await api.executionsOf(STATUS_WORKFLOW), [], diagnostics());
+			assert.deepEqual(await n8n.executionsOf(STATUS_WORKFLOW), [], diagnostics());
 			const finished = sandbox.state.campaigns.find((c) => c.status === 'in_progress');
 			Object.assign(finished, { status: 'completed', updatedAt: new Date().toISOString() });
 			const before = statusPolls();
@@ -183,7 +169,7 @@ describe(
 			});
 			const executions = await waitFor(
 				async () => {
-					const list = await api.executionsOf(STATUS_WORKFLOW);
+					const list = await n8n.executionsOf(STATUS_WORKFLOW);
 					return list.length > 0 && list.every((e) => !['new', 'running'].includes(e.status))
 						? list
 						: undefined;
@@ -191,13 +177,13 @@ describe(
 				{ timeoutMs: 30_000, describe: () => `no execution after the change${diagnostics()}` },
 			);
 			assert.equal(executions.length, 1, JSON.stringify(executions));
-			const { runData } = await api.runDataOf(executions[0].id);
+			const { runData } = await n8n.runDataOf(executions[0].id);
 			const events = runData[TRIGGER_NODE][0].data.main[0].map((item) => item.json);
 			assert.deepEqual(
 				events.map((e) => [e.campaignId, e.previousStatus, e.status]),
 				[[finished.id, 'in_progress', 'completed']],
 			);
-			assert.doesNotMatch(server.output(), /poll failed/);
+			assert.doesNotMatch(n8n.output(), /poll failed/);
 		});
 	},
 );

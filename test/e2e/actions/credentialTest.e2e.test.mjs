@@ -2,21 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../sandbox/server.mjs';
-import {
-	cleanupPack,
-	createN8nInstance,
-	packPackage,
-	sandboxCredential,
-	startWithOwner,
-	suiteOptions,
-} from './harness.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
+import { useN8n } from '../../support/n8n.mjs';
+import { sandboxCredential, suiteOptions } from '../harness.mjs';
 
-// test/e2e/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
+// test/e2e/actions/n8n1.e2e.test.mjs imports this file to run it on n8n 1.x (harness importSuite).
 const { version: N8N_VERSION, title, it } = suiteOptions('credential Test button in a running n8n');
-
-const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-const BROWSER_ID = 'e2e-browser';
 
 const CREDENTIALS = {
 	full: { id: 'e2eCredTestFull', name: 'Full client (e2e)' },
@@ -27,11 +18,8 @@ const CREDENTIALS = {
 describe(title, { timeout: 10 * 60_000 }, () => {
 	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
 	let sandbox;
-	/** @type {Awaited<ReturnType<typeof createN8nInstance>>} */
+	/** @type {Awaited<ReturnType<typeof useN8n>>} */
 	let n8n;
-	/** @type {Awaited<ReturnType<Awaited<ReturnType<typeof createN8nInstance>>['start']>>} */
-	let server;
-	let cookie = '';
 
 	const dataFor = (client, secret = client.clientSecret) => ({
 		baseUrl: sandbox.url,
@@ -41,23 +29,20 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 
 	/** What the editor sends when Test is pressed: the credential with the data in the form. */
 	async function testCredential(credential, data) {
-		const response = await fetch(`${server.baseUrl}/rest/credentials/test`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
-			body: JSON.stringify({
-				credentials: { id: credential.id, name: credential.name, type: 'voiceMessagingApi', data },
-			}),
+		// n8n.rest fails the test, with the body, on any answer but 200.
+		return n8n.rest('POST', '/rest/credentials/test', {
+			credentials: {
+				id: n8n.credentialId(credential.id),
+				name: credential.name,
+				type: 'voiceMessagingApi',
+				data,
+			},
 		});
-		const text = await response.text();
-		assert.equal(response.status, 200, `POST /rest/credentials/test → ${response.status}: ${text}`);
-		const body = JSON.parse(text);
-		return body.data ?? body;
 	}
 
 	before(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		const tarball = await packPackage();
-		n8n = await createN8nInstance({ tarball, version: N8N_VERSION });
+		n8n = await useN8n({ version: N8N_VERSION });
 		await n8n.importCredentials([
 			sandboxCredential(CREDENTIALS.full, sandbox, DEMO_CLIENTS.full),
 			sandboxCredential(CREDENTIALS.messengerOnly, sandbox, DEMO_CLIENTS.messengerOnly),
@@ -65,15 +50,12 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 				clientSecret: 'not-the-secret',
 			}),
 		]);
-		({ server, cookie } = await startWithOwner(n8n, OWNER, BROWSER_ID));
-		assert.match(cookie, /n8n-auth=/);
+		assert.match(n8n.cookie, /n8n-auth=/);
 	});
 
 	after(async () => {
-		await server?.stop();
-		await n8n?.cleanup();
+		await n8n?.release();
 		await sandbox?.close();
-		cleanupPack();
 	});
 
 	it('succeeds for the full client and asks the token endpoint once', async () => {
