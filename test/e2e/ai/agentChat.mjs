@@ -1,22 +1,22 @@
 // The Voice AI and Messenger nodes as tools of n8n's AI Agent, for the ai/ suites: the run's n8n
-// (test/support/n8n.mjs), the sandbox and its scripted chat model (sandbox/chatModel.mjs, which records
-// what the model was sent: the tools offered, their JSON schemas, the tool results), and a chat
-// run the way the editor's chat panel runs it (POST /rest/workflows/:id/run from the Chat Trigger
-// with the message typed). The model is n8n's own OpenAI Chat Model node, pointed through its
-// credential's Base URL at the sandbox. Workflows come from examples/ops-assistant.json
+// (test/support/n8n.mjs), the sandbox and its scripted chat model (sandbox/chatModel.mjs, which
+// records what the model was sent: the tools offered, their JSON schemas, the tool results), and
+// a chat run the way the editor's chat panel runs it (POST /rest/workflows/:id/run from the Chat
+// Trigger with the message typed). The model is n8n's own OpenAI Chat Model node, pointed through
+// its credential's Base URL at the sandbox. Workflows come from examples/ops-assistant.json
 // (test/support/agentWorkflows.mjs), with the agent at each version users have: 3.1 (what the
 // 2.41 editor adds) and 2.2; n8n 1.x has only 2.2.
 import assert from 'node:assert/strict';
-import { after, before } from 'node:test';
+import { before } from 'node:test';
 
-import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import { agentWorkflow, exampleAgentParts, toolName } from '../../support/agentWorkflows.mjs';
-import { useN8n } from '../../support/n8n.mjs';
 import {
 	isN8n1,
 	PACKAGE_NAME,
 	sandboxCredential,
 	sandboxModelCredential,
+	useSandboxAndN8n,
 	waitFor,
 } from '../harness.mjs';
 
@@ -65,8 +65,9 @@ export function onlyToolResult(requests, name) {
 
 /**
  * Registers the hooks of an AI Agent suite on the run's n8n of `version` (test/support/n8n.mjs):
- * a sandbox, the suite's own credentials (`prefix` names them and its workflows) and one workflow per agent version with the
- * example's tools (`workflowIds[agentVersion]`). Fields resolve in `before`.
+ * a sandbox, the suite's own credentials (`prefix` names them and its workflows) and one workflow
+ * per agent version with the example's tools (`workflowIds[agentVersion]`). Fields resolve in
+ * `before`.
  * @param {{ version: string, prefix: string }} options
  */
 export function useAgentChat({ version, prefix }) {
@@ -76,7 +77,15 @@ export function useAgentChat({ version, prefix }) {
 	};
 	const parts = exampleAgentParts(credentials);
 	const versions = agentVersions(version);
-	const suite = {
+	const e2e = useSandboxAndN8n({
+		version,
+		credentials: (sandbox) => [
+			sandboxCredential(credentials.voiceMessagingApi, sandbox, DEMO_CLIENTS.full),
+			sandboxModelCredential(credentials.openAiApi, sandbox),
+		],
+	});
+	/** `sandbox` and `n8n` (useSandboxAndN8n), the example's parts and the steps below. */
+	const suite = Object.assign(e2e, {
 		parts,
 		/** The tool name the model gets for each of the example's tools, by node name. */
 		TOOL: Object.fromEntries(parts.tools.map((n) => [n.name, toolName(n.name)])),
@@ -84,14 +93,10 @@ export function useAgentChat({ version, prefix }) {
 		workflowIds: Object.fromEntries(
 			versions.map((v) => [v, `${prefix}V${String(v).replace('.', '')}`]),
 		),
-		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
-		sandbox: undefined,
-		/** @type {Awaited<ReturnType<typeof useN8n>>} */
-		n8n: undefined,
 		importAgentWorkflow,
 		chat,
 		operations,
-	};
+	});
 	/**
 	 * Imports a workflow: the example's trigger → AI Agent at `agentVersion` with its model and
 	 * `tools` (the example's unless given).
@@ -177,19 +182,7 @@ export function useAgentChat({ version, prefix }) {
 	}
 
 	before(async () => {
-		const sandbox = await startSandbox({ progressIntervalMs: 0 });
-		suite.sandbox = sandbox;
-		suite.n8n = await useN8n({ version });
-		await suite.n8n.importCredentials([
-			sandboxCredential(credentials.voiceMessagingApi, sandbox, DEMO_CLIENTS.full),
-			sandboxModelCredential(credentials.openAiApi, sandbox),
-		]);
 		for (const v of versions) await importAgentWorkflow(suite.workflowIds[v], { agentVersion: v });
-	});
-
-	after(async () => {
-		await suite.n8n?.release();
-		await suite.sandbox?.close();
 	});
 
 	return suite;

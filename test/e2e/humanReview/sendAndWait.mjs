@@ -5,11 +5,16 @@
 // (and so webhook paths).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before } from 'node:test';
+import { before } from 'node:test';
 
-import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import { useN8n } from '../../support/n8n.mjs';
-import { PACKAGE_NAME, sandboxCredential, sandboxModelCredential, waitFor } from '../harness.mjs';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import {
+	PACKAGE_NAME,
+	sandboxCredential,
+	sandboxModelCredential,
+	useSandboxAndN8n,
+	waitFor,
+} from '../harness.mjs';
 
 export const ASK = 'Ask a person';
 export const AFTER = 'After the answer';
@@ -121,17 +126,25 @@ export function waitingWorkflow(id, parameters, credential) {
  * @param {{ version: string, credential: { id: string, name: string }, modelCredential?: { id: string, name: string }, workflows: (sandbox: any) => any[] }} options
  */
 export function useSendAndWait({ version, credential, modelCredential, workflows }) {
-	const suite = {
-		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
-		sandbox: undefined,
-		/** @type {Awaited<ReturnType<typeof useN8n>>} */
-		n8n: undefined,
+	const e2e = useSandboxAndN8n({
+		version,
+		credentials: (sandbox) => [
+			sandboxCredential(credential, sandbox, DEMO_CLIENTS.full),
+			...(modelCredential ? [sandboxModelCredential(modelCredential, sandbox)] : []),
+		],
+	});
+	before(async () => {
+		for (const workflow of workflows(e2e.sandbox))
+			await e2e.n8n.importWorkflow({ ...workflow, active: true });
+	});
+	/** `sandbox` and `n8n` (useSandboxAndN8n) and the steps below. */
+	const suite = Object.assign(e2e, {
 		diagnostics,
 		startWaiting,
 		statusOf,
 		answer,
 		resumedWith,
-	};
+	});
 
 	function diagnostics() {
 		const sent = JSON.stringify(suite.sandbox.state.sent.slice(-3));
@@ -226,23 +239,6 @@ export function useSendAndWait({ version, credential, modelCredential, workflows
 		);
 		return output;
 	}
-
-	before(async () => {
-		const sandbox = await startSandbox({ progressIntervalMs: 0 });
-		suite.sandbox = sandbox;
-		suite.n8n = await useN8n({ version });
-		await suite.n8n.importCredentials([
-			sandboxCredential(credential, sandbox, DEMO_CLIENTS.full),
-			...(modelCredential ? [sandboxModelCredential(modelCredential, sandbox)] : []),
-		]);
-		for (const workflow of workflows(sandbox))
-			await suite.n8n.importWorkflow({ ...workflow, active: true });
-	});
-
-	after(async () => {
-		await suite.n8n?.release();
-		await suite.sandbox?.close();
-	});
 
 	return suite;
 }

@@ -1,8 +1,9 @@
-// Messenger Trigger, Message Received, polling for real: published workflows in a running n8n
+// Messenger Trigger, Message Received, polling for real: activated workflows in a running n8n
 // against the sandbox, whose demo customers write between two polls (each test changes the
 // sandbox right after a poll and waits for the next one). A baseline at activation, one message,
 // a chat and a phone in one list, several messages, a burst over three history pages. After a
-// restart of n8n: messageReceivedRestart.e2e.test.mjs. On n8n 1.x: messageReceived.n8n1.e2e.test.mjs.
+// restart of n8n: messageReceivedRestart.e2e.test.mjs. On n8n 1.x:
+// messageReceived.n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 
@@ -36,19 +37,17 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	let chatC;
 	const suite = usePollingN8n({
 		version,
-		setUp: (sandbox, cronSecond) => {
+		credentials: (sandbox) => [
+			sandboxCredential(CREDENTIAL, sandbox, CLIENT),
+			sandboxCredential(BOTH.credential, sandbox, BOTH.client),
+		],
+		workflows: (sandbox, cronSecond) => {
 			[chatA, , chatC] = sandbox.state.chats;
 			const chats = `${chatC.id}, ${BOTH.phoneAsWritten}`;
-			return {
-				credentials: [
-					sandboxCredential(CREDENTIAL, sandbox, CLIENT),
-					sandboxCredential(BOTH.credential, sandbox, BOTH.client),
-				],
-				workflows: [
-					messageReceivedWorkflow(WORKFLOW_ID, CREDENTIAL, chatA.id, cronSecond),
-					messageReceivedWorkflow(BOTH.workflowId, BOTH.credential, chats, cronSecond),
-				],
-			};
+			return [
+				messageReceivedWorkflow(WORKFLOW_ID, CREDENTIAL, chatA.id, cronSecond),
+				messageReceivedWorkflow(BOTH.workflowId, BOTH.credential, chats, cronSecond),
+			];
 		},
 	});
 	const { baseline, pollCount, messagesOfNextPoll, afterAPoll, assertNothingTwice, diagnostics } =

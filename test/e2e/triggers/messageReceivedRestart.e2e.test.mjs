@@ -27,12 +27,10 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	const suite = usePollingN8n({
 		version,
 		ownN8n: true,
-		setUp: (sandbox, cronSecond) => {
+		credentials: (sandbox) => [sandboxCredential(CREDENTIAL, sandbox, CLIENT)],
+		workflows: (sandbox, cronSecond) => {
 			[chatA, chatB] = sandbox.state.chats;
-			return {
-				credentials: [sandboxCredential(CREDENTIAL, sandbox, CLIENT)],
-				workflows: [messageReceivedWorkflow(WORKFLOW_ID, CREDENTIAL, chatA.id, cronSecond)],
-			};
+			return [messageReceivedWorkflow(WORKFLOW_ID, CREDENTIAL, chatA.id, cronSecond)];
 		},
 	});
 	const { baseline, pollCount, messagesOfNextPoll, afterAPoll, assertNothingTwice, diagnostics } =

@@ -11,9 +11,15 @@
 // on that timing: they count polls in the sandbox log.
 import { after, before } from 'node:test';
 
-import { startSandbox } from '../../../sandbox/server.mjs';
-import { BROWSER_ID, OWNER, useN8n } from '../../support/n8n.mjs';
-import { isN8n1, logIn, n8nRestApi, startWithOwner } from '../harness.mjs';
+import {
+	BROWSER_ID,
+	isN8n1,
+	logIn,
+	n8nRestApi,
+	OWNER,
+	startWithOwner,
+	useSandboxAndN8n,
+} from '../harness.mjs';
 
 /** Seconds from writing the workflows until n8n has made their baseline poll (import, activate). */
 const EXPECTED_ACTIVATION_S = 8;
@@ -33,19 +39,23 @@ export function msToNextPoll(cronSecond) {
 }
 
 /**
- * Registers the hooks of a polling suite: a sandbox, the run's n8n of `version` (with `ownN8n`,
- * one of the suite's own, which `restart()` starts again after `server.stop()`), the credentials
- * and workflows `setUp(sandbox, cronSecond)` gives, the workflows activated. The returned object's
- * fields resolve in `before`: `api` reads executions (the one of the latest start), `output()` is
- * n8n's output.
- * @param {{ version: string, ownN8n?: boolean, setUp: (sandbox: any, cronSecond: number) => { credentials: any[], workflows: any[] } }} options
+ * Registers the hooks of a polling suite: a sandbox with `credentials(sandbox)`, the run's n8n of
+ * `version` (with `ownN8n`, one of the suite's own, which `restart()` starts again after
+ * `server.stop()`) and the workflows `workflows(sandbox, cronSecond)` gives, activated. The
+ * returned object's fields resolve in `before`: `api` reads executions (on the latest start),
+ * `output()` is n8n's output.
+ * @param {{ version: string, ownN8n?: boolean, credentials: (sandbox: any) => any[], workflows: (sandbox: any, cronSecond: number) => any[] }} options
  */
-export function usePollingN8n({ version, ownN8n = false, setUp }) {
-	const suite = {
-		/** @type {Awaited<ReturnType<typeof startSandbox>>} */
-		sandbox: undefined,
-		/** @type {Awaited<ReturnType<typeof useN8n>>} */
-		n8n: undefined,
+export function usePollingN8n({ version, ownN8n = false, credentials, workflows }) {
+	// Registered first, so it runs before the n8n is released: a restarted server is not the one
+	// the handle knows.
+	after(async () => {
+		if (suite.server !== suite.n8n?.server) await suite.server?.stop();
+	});
+	// A restart needs an n8n of the suite's own; nothing else differs from the run's.
+	const e2e = useSandboxAndN8n({ version, env: ownN8n ? {} : undefined, credentials });
+	/** `sandbox` and `n8n` (useSandboxAndN8n) and what is below. */
+	const suite = Object.assign(e2e, {
 		/** @type {{ executionsOf: (id: string) => Promise<any[]>, runDataOf: (id: string) => Promise<any> }} */
 		api: undefined,
 		/** Own n8n only: the running server (a new one after each restart). */
@@ -54,7 +64,7 @@ export function usePollingN8n({ version, ownN8n = false, setUp }) {
 		cronSecond: 0,
 		output: () => (suite.server ?? suite.n8n).output(),
 		restart,
-	};
+	});
 
 	/** Own n8n only: starts it again (after `server.stop()`) and logs in again. */
 	async function restart() {
@@ -72,22 +82,11 @@ export function usePollingN8n({ version, ownN8n = false, setUp }) {
 	}
 
 	before(async () => {
-		suite.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', progressIntervalMs: 0 });
-		// A restart needs an n8n of the suite's own; nothing else differs from the run's.
-		suite.n8n = await useN8n(ownN8n ? { version, env: {} } : { version });
 		suite.api = suite.n8n;
 		suite.server = suite.n8n.server;
 		suite.cronSecond = firstCronSecond();
-		const { credentials, workflows } = setUp(suite.sandbox, suite.cronSecond);
-		await suite.n8n.importCredentials(credentials);
-		for (const workflow of workflows) await suite.n8n.importWorkflow({ ...workflow, active: true });
-	});
-
-	after(async () => {
-		// A restarted server is not the one the handle knows: stopped here.
-		if (suite.server !== suite.n8n?.server) await suite.server?.stop();
-		await suite.n8n?.release();
-		await suite.sandbox?.close();
+		for (const workflow of workflows(suite.sandbox, suite.cronSecond))
+			await suite.n8n.importWorkflow({ ...workflow, active: true });
 	});
 
 	return suite;

@@ -50,23 +50,22 @@ function triggerWorkflow({ workflowId, credential }, parameters, cronSecond) {
 describe(title, { timeout: 10 * 60_000 }, () => {
 	const suite = usePollingN8n({
 		version,
-		setUp: (sandbox, cronSecond) => ({
-			credentials: [STATUS, CREATED].map(({ credential, client }) =>
+		credentials: (sandbox) =>
+			[STATUS, CREATED].map(({ credential, client }) =>
 				sandboxCredential(credential, sandbox, client),
 			),
-			workflows: [
-				triggerWorkflow(
-					STATUS,
-					{
-						event: 'campaignStatusChanged',
-						campaignScope: 'all',
-						statuses: ['completed', 'failed', 'cancelled'],
-					},
-					cronSecond,
-				),
-				triggerWorkflow(CREATED, { event: 'newCampaign' }, cronSecond),
-			],
-		}),
+		workflows: (sandbox, cronSecond) => [
+			triggerWorkflow(
+				STATUS,
+				{
+					event: 'campaignStatusChanged',
+					campaignScope: 'all',
+					statuses: ['completed', 'failed', 'cancelled'],
+				},
+				cronSecond,
+			),
+			triggerWorkflow(CREATED, { event: 'newCampaign' }, cronSecond),
+		],
 	});
 
 	// What the test changed after the baseline, and the poll counts at that moment.
