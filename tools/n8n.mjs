@@ -37,12 +37,20 @@ export const N8N_1_VERSION = '1.123.81';
  *   endpoint that the editor's first screen calls.
  * Everything else the suites use works the same on both lines: install into .n8n/nodes,
  * import:credentials / import:workflow, `execute --id --rawOutput` and its output, the node
- * typeVersions (Edit Fields 3.4, Convert to File 1.1, Read/Write Files 1.1). The defaults that
- * differ are n8n's own: binary data mode `default` (in memory) on 1.x, `filesystem` on 2.x;
- * task runners off on 1.x (the N8N_RUNNERS_* settings are then unused).
+ * typeVersions (Edit Fields 3.4, Convert to File 1.1, Read/Write Files 1.1), the REST API's
+ * credentials, workflows, manual runs and activate/deactivate (but POST /rest/workflows keeps
+ * the id sent on 2.x only). The defaults that differ are n8n's own: binary data mode (see
+ * defaultBinaryDataMode); task runners off on 1.x (the N8N_RUNNERS_* settings are then unused).
  * @param {string} version
  */
 export const isN8n1 = (version) => version.split('.')[0] === '1';
+
+/**
+ * The binary data mode an n8n of `version` uses when N8N_DEFAULT_BINARY_DATA_MODE is not set:
+ * `default` (in memory) on 1.x, `filesystem` on 2.x.
+ * @param {string} version
+ */
+export const defaultBinaryDataMode = (version) => (isN8n1(version) ? 'default' : 'filesystem');
 
 /**
  * Installs (once, cached) n8n and the Node its line runs on (1.x: Node 22, 2.x: Node 24; see

@@ -5,15 +5,16 @@
 // the package's words (n8n would turn a message quoting `ratePerMinute` into "Operation not
 // permitted").
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import { useN8n } from '../../support/n8n.mjs';
+import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import {
+	byId,
 	pollDiagnostics,
 	pollingWorkflow,
 	sandboxCredential,
 	sleep,
+	useSandboxAndN8n,
 	voiceAiWorkflow,
 	waitFor,
 } from '../harness.mjs';
@@ -28,23 +29,30 @@ const TRIGGER_NODE = 'Voice AI Trigger';
  */
 const FIRST_POLL_AFTER_S = 15;
 
-const rl = (value) => ({ __rl: true, mode: 'id', value });
 const ids = (items) => items.map((item) => item.id ?? item.phoneNumber);
 
 describe(
 	'a running n8n against an API with pages of 20 as { data, meta }, no status filter, another balance',
 	{ timeout: 8 * 60_000 },
 	() => {
-		let sandbox;
-		/** @type {Awaited<ReturnType<typeof useN8n>>} */
-		let n8n;
+		const e2e = useSandboxAndN8n({
+			sandbox: {
+				campaignCount: 57,
+				activeCampaignCount: 20,
+				fixedPageSize: 20,
+				listEnvelope: 'data-meta',
+				ignoreStatusFilter: true,
+				balanceShape: 'unknown',
+			},
+			credentials: (sandbox) => [sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)],
+		});
 		let cronSecond = 0;
 		let biggest;
 		const operations = {};
 
 		/** One poll of the status workflow: its first in-progress list page, newest first. */
 		const statusPolls = () =>
-			sandbox.log.filter(
+			e2e.sandbox.log.filter(
 				(e) =>
 					e.method === 'GET' &&
 					/\/voice\/campaigns$/.test(e.path) &&
@@ -52,25 +60,13 @@ describe(
 					e.query.sort === 'desc' &&
 					String(e.query.page) === '1',
 			).length;
-		const diagnostics = () => pollDiagnostics(sandbox, n8n, 30);
+		const diagnostics = () => pollDiagnostics(e2e.sandbox, e2e.n8n, 30);
 
 		before(async () => {
-			sandbox = await startSandbox({
-				port: 0,
-				host: '127.0.0.1',
-				campaignCount: 57,
-				activeCampaignCount: 20,
-				fixedPageSize: 20,
-				listEnvelope: 'data-meta',
-				ignoreStatusFilter: true,
-				balanceShape: 'unknown',
-			});
-			biggest = sandbox.state.campaigns
-				.map((c) => ({ id: c.id, rows: sandbox.state.campaignData.get(c.id) }))
+			biggest = e2e.sandbox.state.campaigns
+				.map((c) => ({ id: c.id, rows: e2e.sandbox.state.campaignData.get(c.id) }))
 				.sort((a, b) => b.rows.length - a.rows.length)[0];
 			assert.ok(biggest.rows.length > 25);
-			n8n = await useN8n();
-			await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
 			Object.assign(operations, {
 				e2eAltInProgres: {
 					resource: 'campaign',
@@ -82,19 +78,19 @@ describe(
 				e2eAltGetDataAl: {
 					resource: 'campaign',
 					operation: 'getData',
-					campaignId: rl(biggest.id),
+					campaignId: byId(biggest.id),
 					returnAll: true,
 				},
 				e2eAltGetData25: {
 					resource: 'campaign',
 					operation: 'getData',
-					campaignId: rl(biggest.id),
+					campaignId: byId(biggest.id),
 					returnAll: false,
 					limit: 25,
 				},
 			});
 			for (const [id, parameters] of Object.entries(operations)) {
-				await n8n.importWorkflow(voiceAiWorkflow({ id, parameters, credential: CREDENTIAL }));
+				await e2e.n8n.importWorkflow(voiceAiWorkflow({ id, parameters, credential: CREDENTIAL }));
 			}
 			cronSecond = Math.floor(Date.now() / 1000 + FIRST_POLL_AFTER_S) % 60;
 			const trigger = (id, parameters) =>
@@ -107,27 +103,22 @@ describe(
 					credential: CREDENTIAL,
 					cronSecond,
 				});
-			await n8n.importWorkflow(
+			await e2e.n8n.importWorkflow(
 				trigger(STATUS_WORKFLOW, {
 					event: 'campaignStatusChanged',
 					campaignScope: 'all',
 					statuses: [],
 				}),
 			);
-			await n8n.importWorkflow(
+			await e2e.n8n.importWorkflow(
 				trigger(BALANCE_WORKFLOW, { event: 'balanceLow', metric: 'credit', threshold: 10 }),
 			);
-			await n8n.activate(STATUS_WORKFLOW);
-		});
-
-		after(async () => {
-			await n8n?.release();
-			await sandbox?.close();
+			await e2e.n8n.activate(STATUS_WORKFLOW);
 		});
 
 		it('Campaign → Get Many "In Progress" and Get Data (Return All, Limit 25) return the right records', async () => {
 			const output = async (id) => {
-				const { runData, error } = await n8n.runManually(id, 'Manual Trigger');
+				const { runData, error } = await e2e.n8n.runManually(id, 'Manual Trigger');
 				assert.equal(error, undefined, JSON.stringify(error));
 				return runData['Voice AI'][0].data.main[0].map((item) => item.json);
 			};
@@ -136,14 +127,14 @@ describe(
 			assert.ok(inProgress.every((c) => c.status === 'in_progress'));
 			assert.deepEqual(
 				ids(inProgress).sort(),
-				ids(sandbox.state.campaigns.filter((c) => c.status === 'in_progress')).sort(),
+				ids(e2e.sandbox.state.campaigns.filter((c) => c.status === 'in_progress')).sort(),
 			);
 			assert.deepEqual(ids(await output('e2eAltGetDataAl')), ids(biggest.rows));
 			assert.deepEqual(ids(await output('e2eAltGetData25')), ids(biggest.rows.slice(0, 25)));
 		});
 
 		it('Balance Low, Fetch Test Event: n8n shows the message the node wrote', async () => {
-			const { error } = await n8n.runManually(BALANCE_WORKFLOW, TRIGGER_NODE);
+			const { error } = await e2e.n8n.runManually(BALANCE_WORKFLOW, TRIGGER_NODE);
 			assert.ok(error, 'the manual poll failed');
 			assert.equal(
 				error.message,
@@ -159,8 +150,8 @@ describe(
 				describe: () => `no scheduled poll after the baseline${diagnostics()}`,
 			});
 			await sleep(5_000);
-			assert.deepEqual(await n8n.executionsOf(STATUS_WORKFLOW), [], diagnostics());
-			const finished = sandbox.state.campaigns.find((c) => c.status === 'in_progress');
+			assert.deepEqual(await e2e.n8n.executionsOf(STATUS_WORKFLOW), [], diagnostics());
+			const finished = e2e.sandbox.state.campaigns.find((c) => c.status === 'in_progress');
 			Object.assign(finished, { status: 'completed', updatedAt: new Date().toISOString() });
 			const before = statusPolls();
 			await waitFor(() => statusPolls() > before, {
@@ -169,7 +160,7 @@ describe(
 			});
 			const executions = await waitFor(
 				async () => {
-					const list = await n8n.executionsOf(STATUS_WORKFLOW);
+					const list = await e2e.n8n.executionsOf(STATUS_WORKFLOW);
 					return list.length > 0 && list.every((e) => !['new', 'running'].includes(e.status))
 						? list
 						: undefined;
@@ -177,13 +168,13 @@ describe(
 				{ timeoutMs: 30_000, describe: () => `no execution after the change${diagnostics()}` },
 			);
 			assert.equal(executions.length, 1, JSON.stringify(executions));
-			const { runData } = await n8n.runDataOf(executions[0].id);
+			const { runData } = await e2e.n8n.runDataOf(executions[0].id);
 			const events = runData[TRIGGER_NODE][0].data.main[0].map((item) => item.json);
 			assert.deepEqual(
 				events.map((e) => [e.campaignId, e.previousStatus, e.status]),
 				[[finished.id, 'in_progress', 'completed']],
 			);
-			assert.doesNotMatch(n8n.output(), /poll failed/);
+			assert.doesNotMatch(e2e.n8n.output(), /poll failed/);
 		});
 	},
 );

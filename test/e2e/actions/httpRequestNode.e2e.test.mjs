@@ -1,11 +1,16 @@
 // The credential used from n8n's own HTTP Request node (Predefined Credential Type), for
 // endpoints the package does not wrap: the token exchange and renewal must work there too.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
-import { useN8n } from '../../support/n8n.mjs';
-import { executionError, manualTriggerNode, nodeOutput, sandboxCredential } from '../harness.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH } from '../../../sandbox/server.mjs';
+import {
+	executionError,
+	manualTriggerNode,
+	nodeOutput,
+	sandboxCredential,
+	useSandboxAndN8n,
+} from '../harness.mjs';
 
 const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
 
@@ -41,25 +46,16 @@ function httpRequestWorkflow(id, url) {
 }
 
 describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }, () => {
-	let sandbox;
-	let n8n;
-
-	before(async () => {
-		sandbox = await startSandbox({ port: 0 });
-		n8n = await useN8n();
-		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
-	});
-	after(async () => {
-		await n8n?.release();
-		await sandbox?.close();
+	const e2e = useSandboxAndN8n({
+		credentials: (sandbox) => [sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)],
 	});
 
 	it('gets a token, sends it, reuses it, and renews it after expiry', async () => {
-		await n8n.importWorkflow(
-			httpRequestWorkflow('e2eHttpBalance01', `${sandbox.url}/api/v1/voice/billing/balance`),
+		await e2e.n8n.importWorkflow(
+			httpRequestWorkflow('e2eHttpBalance01', `${e2e.sandbox.url}/api/v1/voice/billing/balance`),
 		);
-		const first = await n8n.execute('e2eHttpBalance01');
-		assert.equal(executionError(first), undefined, n8n.log().slice(-3000));
+		const first = await e2e.n8n.execute('e2eHttpBalance01');
+		assert.equal(executionError(first), undefined, e2e.n8n.log().slice(-3000));
 		const [balance] = nodeOutput(first, 'HTTP Request');
 		assert.deepEqual(Object.keys(balance).sort(), [
 			'credit',
@@ -68,19 +64,19 @@ describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }
 			'ratePerMinute',
 		]);
 
-		await n8n.execute('e2eHttpBalance01');
+		await e2e.n8n.execute('e2eHttpBalance01');
 		assert.equal(
-			sandbox.tokenRequests().filter((e) => e.status === 200).length,
+			e2e.sandbox.tokenRequests().filter((e) => e.status === 200).length,
 			1,
 			'one token for two executions',
 		);
 
-		sandbox.expireTokens();
-		const mark = sandbox.log.length;
-		const renewed = await n8n.execute('e2eHttpBalance01');
+		e2e.sandbox.expireTokens();
+		const mark = e2e.sandbox.log.length;
+		const renewed = await e2e.n8n.execute('e2eHttpBalance01');
 		assert.equal(executionError(renewed), undefined);
 		assert.deepEqual(
-			sandbox.log.slice(mark).map((e) => `${e.method} ${e.path} ${e.status}`),
+			e2e.sandbox.log.slice(mark).map((e) => `${e.method} ${e.path} ${e.status}`),
 			[
 				'GET /api/v1/voice/billing/balance 401',
 				`POST ${TOKEN_PATH} 200`,

@@ -1,15 +1,16 @@
 // The packed package inside a real n8n (installed as a community package), against the sandbox.
 import assert from 'node:assert/strict';
-import { after, before, describe } from 'node:test';
+import { describe } from 'node:test';
 
-import { DEMO_CLIENTS, TOKEN_PATH, startSandbox } from '../../../sandbox/server.mjs';
-import { useN8n } from '../../support/n8n.mjs';
+import { DEMO_CLIENTS, TOKEN_PATH } from '../../../sandbox/server.mjs';
 import {
 	assertExecutionSucceeded,
+	byId,
 	executionError,
 	nodeOutput,
 	sandboxCredential,
 	suiteOptions,
+	useSandboxAndN8n,
 	voiceAiWorkflow,
 } from '../harness.mjs';
 
@@ -20,59 +21,46 @@ const { version: N8N_VERSION, title, it } = suiteOptions('Voice AI node in a rea
 const CREDENTIAL = { id: 'e2eVoiceCred001', name: 'Voice sandbox (e2e)' };
 const AGENT_COUNT = 130; // more than one page of 100, so Return All must follow totalPages
 
-/** A campaign id in the Resource Locator's "By ID" mode. */
-const byId = (value) => ({ __rl: true, mode: 'id', value });
-
 describe(title, { timeout: 15 * 60_000 }, () => {
-	/** @type {Awaited<ReturnType<typeof startSandbox>>} */
-	let sandbox;
-	/** @type {Awaited<ReturnType<typeof useN8n>>} */
-	let n8n;
+	const e2e = useSandboxAndN8n({
+		version: N8N_VERSION,
+		sandbox: { agentCount: AGENT_COUNT },
+		credentials: (sandbox) => [sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)],
+	});
 	let executions = 0;
 
 	/** Imports a Manual Trigger → Voice AI workflow and executes it; returns the parsed run data. */
 	async function runVoiceAi(id, parameters, nodeSettings) {
-		await n8n.importWorkflow(
+		await e2e.n8n.importWorkflow(
 			voiceAiWorkflow({ id, parameters, credential: CREDENTIAL, nodeSettings }),
 		);
 		executions++;
-		const result = await n8n.execute(id);
+		const result = await e2e.n8n.execute(id);
 		return result;
 	}
 
 	/** Output items of the Voice AI node; fails with n8n's stderr when the execution failed. */
 	function voiceOutput(result) {
-		return nodeOutput(assertExecutionSucceeded(result, n8n.log()), 'Voice AI');
+		return nodeOutput(assertExecutionSucceeded(result, e2e.n8n.log()), 'Voice AI');
 	}
 
-	const apiEntries = () => sandbox.log.filter((entry) => entry.path !== TOKEN_PATH);
+	const apiEntries = () => e2e.sandbox.log.filter((entry) => entry.path !== TOKEN_PATH);
 	const successfulTokenRequests = () =>
-		sandbox.tokenRequests().filter((entry) => entry.status === 200);
-
-	before(async () => {
-		sandbox = await startSandbox({ port: 0, host: '127.0.0.1', agentCount: AGENT_COUNT });
-		n8n = await useN8n({ version: N8N_VERSION });
-		await n8n.importCredentials([sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full)]);
-	});
-
-	after(async () => {
-		await n8n?.release();
-		await sandbox?.close();
-	});
+		e2e.sandbox.tokenRequests().filter((entry) => entry.status === 200);
 
 	it('Agent → Get Many with Return All returns every agent, in pages of 100', async () => {
-		sandbox.clearLog();
+		e2e.sandbox.clearLog();
 		const result = await runVoiceAi('e2eAgentsAll001', {
 			resource: 'agent',
 			operation: 'getAll',
 			returnAll: true,
 		});
 		const items = voiceOutput(result);
-		assert.equal(items.length, sandbox.state.agents.length);
+		assert.equal(items.length, e2e.sandbox.state.agents.length);
 		assert.equal(items.length, AGENT_COUNT);
 		assert.deepEqual(
 			items.map((agent) => agent.id).sort(),
-			sandbox.state.agents.map((agent) => agent.id).sort(),
+			e2e.sandbox.state.agents.map((agent) => agent.id).sort(),
 		);
 		const lists = apiEntries().filter(
 			(entry) => entry.method === 'GET' && entry.path === '/api/v1/voice/agents',
@@ -87,7 +75,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	});
 
 	it('Campaign → Get returns the campaign as the API holds it', async () => {
-		const campaign = sandbox.state.campaigns[3];
+		const campaign = e2e.sandbox.state.campaigns[3];
 		const result = await runVoiceAi('e2eCampaignGet1', {
 			resource: 'campaign',
 			operation: 'get',
@@ -100,8 +88,9 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 
 	it('Campaign → Cancel cancels a running campaign', async () => {
 		const campaign =
-			sandbox.state.campaigns.find((c) => c.status === 'pending' || c.status === 'in_progress') ??
-			sandbox.addCampaign();
+			e2e.sandbox.state.campaigns.find(
+				(c) => c.status === 'pending' || c.status === 'in_progress',
+			) ?? e2e.sandbox.addCampaign();
 		const before = campaign.status;
 		assert.ok(before === 'pending' || before === 'in_progress');
 		const result = await runVoiceAi('e2eCampaignCxl1', {
@@ -113,12 +102,12 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		assert.equal(items.length, 1);
 		assert.equal(items[0].id, campaign.id);
 		assert.equal(items[0].status, 'cancelled');
-		const stored = sandbox.state.campaigns.find((c) => c.id === campaign.id);
+		const stored = e2e.sandbox.state.campaigns.find((c) => c.id === campaign.id);
 		assert.equal(stored?.status, 'cancelled');
 	});
 
 	it('Cancel of a finished campaign with Continue On Fail puts a clear error on the item', async () => {
-		const finished = sandbox.state.campaigns.find((c) => c.status === 'completed');
+		const finished = e2e.sandbox.state.campaigns.find((c) => c.status === 'completed');
 		assert.ok(finished, 'the sandbox seed has a completed campaign');
 		const result = await runVoiceAi(
 			'e2eCampaignCxl2',
@@ -139,15 +128,18 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			cancels.map((entry) => entry.status),
 			[409],
 		);
-		assert.equal(sandbox.state.campaigns.find((c) => c.id === finished.id)?.status, 'completed');
+		assert.equal(
+			e2e.sandbox.state.campaigns.find((c) => c.id === finished.id)?.status,
+			'completed',
+		);
 	});
 
 	it('all executions so far shared ONE token, stored in the credential', () => {
 		assert.ok(executions >= 3, `only ${executions} executions ran`);
-		const tokens = sandbox.tokenRequests();
+		const tokens = e2e.sandbox.tokenRequests();
 		assert.equal(successfulTokenRequests().length, 1, `token requests: ${JSON.stringify(tokens)}`);
 		assert.equal(tokens.length, 1, `token requests: ${JSON.stringify(tokens)}`);
-		assert.equal(sandbox.tokensIssued, 1);
+		assert.equal(e2e.sandbox.tokensIssued, 1);
 		// No API request was ever rejected for its token.
 		assert.deepEqual(
 			apiEntries().filter((entry) => entry.status === 401),
@@ -156,9 +148,9 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	});
 
 	it('an expired token is renewed once and the request resent', async () => {
-		const campaign = sandbox.state.campaigns[0];
-		sandbox.expireTokens();
-		sandbox.clearLog();
+		const campaign = e2e.sandbox.state.campaigns[0];
+		e2e.sandbox.expireTokens();
+		e2e.sandbox.clearLog();
 		const result = await runVoiceAi('e2eCampaignGet2', {
 			resource: 'campaign',
 			operation: 'get',
@@ -168,53 +160,53 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		assert.equal(items[0]?.id, campaign.id);
 		const path = `/api/v1/voice/campaigns/${campaign.id}`;
 		assert.deepEqual(
-			sandbox.log.map((entry) => [entry.method, entry.path, entry.status]),
+			e2e.sandbox.log.map((entry) => [entry.method, entry.path, entry.status]),
 			[
 				['GET', path, 401],
 				['POST', TOKEN_PATH, 200],
 				['GET', path, 200],
 			],
 		);
-		assert.equal(sandbox.tokensIssued, 2);
+		assert.equal(e2e.sandbox.tokensIssued, 2);
 	});
 
 	it('the renewed token is stored too: the next execution asks for no token', async () => {
-		sandbox.clearLog();
+		e2e.sandbox.clearLog();
 		const result = await runVoiceAi('e2eBalance00001', {
 			resource: 'billing',
 			operation: 'getBalance',
 		});
 		const items = voiceOutput(result);
 		assert.equal(items.length, 1);
-		assert.equal(items[0].credit, sandbox.state.balance.credit);
-		assert.deepEqual(sandbox.tokenRequests(), []);
+		assert.equal(items[0].credit, e2e.sandbox.state.balance.credit);
+		assert.deepEqual(e2e.sandbox.tokenRequests(), []);
 		assert.deepEqual(
-			sandbox.log.map((entry) => entry.status),
+			e2e.sandbox.log.map((entry) => entry.status),
 			[200],
 		);
 	});
 
 	it('a wrong client secret fails the execution with a message about the credential', async () => {
 		const wrong = { id: 'e2eVoiceCredBad', name: 'Voice sandbox, wrong secret (e2e)' };
-		await n8n.importCredentials([
-			sandboxCredential(wrong, sandbox, DEMO_CLIENTS.full, { clientSecret: 'not-the-secret' }),
+		await e2e.n8n.importCredentials([
+			sandboxCredential(wrong, e2e.sandbox, DEMO_CLIENTS.full, { clientSecret: 'not-the-secret' }),
 		]);
-		sandbox.clearLog();
-		await n8n.importWorkflow(
+		e2e.sandbox.clearLog();
+		await e2e.n8n.importWorkflow(
 			voiceAiWorkflow({
 				id: 'e2eBadSecret001',
 				parameters: { resource: 'billing', operation: 'getBalance' },
 				credential: wrong,
 			}),
 		);
-		const result = await n8n.execute('e2eBadSecret001');
+		const result = await e2e.n8n.execute('e2eBadSecret001');
 		const error = executionError(result);
 		assert.ok(error, `expected the execution to fail: ${JSON.stringify(result).slice(0, 2000)}`);
 		const text = `${error.message ?? ''} ${error.description ?? ''}`;
 		assert.match(text, /rejected the Client ID or Client Secret/, JSON.stringify(error));
 		assert.doesNotMatch(JSON.stringify(error), /not-the-secret/);
 		assert.deepEqual(
-			sandbox.log.map((entry) => [entry.path, entry.status]),
+			e2e.sandbox.log.map((entry) => [entry.path, entry.status]),
 			[[TOKEN_PATH, 401]],
 		);
 	});

@@ -13,9 +13,9 @@ import { after, describe, it } from 'node:test';
 import {
 	DEFAULT_N8N_VERSION,
 	N8N_1_VERSION,
-	cleanupPack,
+	cleanupTarball,
 	createN8nInstance,
-	packPackage,
+	packedTarball,
 } from '../harness.mjs';
 
 /** The package.json inside the tarball. @param {string} tarball */
@@ -23,10 +23,10 @@ const packedManifest = (tarball) =>
 	JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
 
 describe('the npm package', () => {
-	after(() => cleanupPack());
+	after(() => cleanupTarball());
 
 	it('holds only dist, package.json, README and LICENSE, under 150 kB, with no dependencies', async () => {
-		const tarball = await packPackage();
+		const tarball = await packedTarball();
 		const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
 		const outside = files.filter(
 			(f) => !/^package\/(dist\/|package\.json$|README\.md$|LICENSE$)/.test(f),
@@ -51,7 +51,7 @@ describe('the npm package', () => {
 	const lines = [];
 	for (const version of [DEFAULT_N8N_VERSION, N8N_1_VERSION]) {
 		it(`installs into n8n ${version} under the Node it runs on, with no engine warning`, async () => {
-			const tarball = await packPackage();
+			const tarball = await packedTarball();
 			const instance = await createN8nInstance({ version, tarball });
 			try {
 				const node = execFileSync(join(instance.nodeBinDir, 'node'), ['--version'], {
@@ -76,7 +76,7 @@ describe('the npm package', () => {
 		const oldest = lines
 			.map(({ allowed }) => semver.minVersion(allowed).version)
 			.sort(semver.compare)[0];
-		const { engines } = packedManifest(await packPackage());
+		const { engines } = packedManifest(await packedTarball());
 		assert.equal(semver.minVersion(engines.node).version, oldest, JSON.stringify(lines));
 	});
 });
