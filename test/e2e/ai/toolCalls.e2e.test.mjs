@@ -1,7 +1,6 @@
 // The Voice AI and Messenger tools called by n8n's AI Agent (3.1 and 2.2) in a running n8n: each
 // call asks the API what the tool's operation asks, with the arguments the model chose through
-// $fromAI(), and the model gets back what the API answered. On n8n 1.x (agent 2.2 only):
-// toolCalls.n8n1.e2e.test.mjs.
+// $fromAI(), and the model gets back what the API answered. On n8n 1.x: n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 

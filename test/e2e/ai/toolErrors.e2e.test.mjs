@@ -1,7 +1,7 @@
 // When a Voice AI or Messenger tool of n8n's AI Agent cannot do what the model asked, in a running
 // n8n: bad arguments come back to the model as errors naming the field (nothing sent), an API
 // error (404) reaches a 2.2 agent's model with the API's words, and a workflow without execution
-// order v1 gives an agent 3.1's tools empty results. On n8n 1.x: toolErrors.n8n1.e2e.test.mjs.
+// order v1 gives an agent 3.1's tools empty results. On n8n 1.x: n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 

@@ -3,7 +3,7 @@
 // message it was asked to send, whose text (or template variables) holds the signed link; the
 // link is opened as the person's phone would (GET the page, POST the answer) and the execution
 // goes on with the answer. A tampered link is refused and the execution keeps waiting; Limit Wait
-// Time resumes on its own. On n8n 1.x: answers.n8n1.e2e.test.mjs.
+// Time resumes on its own. On n8n 1.x: n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { before, describe } from 'node:test';
 

@@ -2,7 +2,7 @@
 // the sandbox: free text and a custom form posted as the page posts them (empty or missing
 // answers refused), and headless Chromium at a phone's size answering an approval and a form as a
 // person does (no request blocked by the pages' Content-Security-Policy). On n8n 1.x:
-// forms.n8n1.e2e.test.mjs.
+// n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 

@@ -2,8 +2,7 @@
 // against the sandbox, whose demo customers write between two polls (each test changes the
 // sandbox right after a poll and waits for the next one). A baseline at activation, one message,
 // a chat and a phone in one list, several messages, a burst over three history pages. After a
-// restart of n8n: messageReceivedRestart.e2e.test.mjs. On n8n 1.x:
-// messageReceived.n8n1.e2e.test.mjs.
+// restart of n8n: messageReceivedRestart.e2e.test.mjs. On n8n 1.x: n8n1.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 
