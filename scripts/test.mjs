@@ -1,23 +1,26 @@
 #!/usr/bin/env node
 // Runs the test suites with node's own test runner; TypeScript sources load through tsx.
-// Usage: node scripts/test.mjs [unit] [integration] [e2e] [queue]
-//   (default: unit, integration and e2e, in that order; queue runs only when named)
+// Usage: node scripts/test.mjs [suite | path below test/ ...]
+//   suites: unit, sandbox, integration, e2e, queue (default: unit, sandbox, integration and e2e,
+//   in that order; queue runs only when named). A path (a file or folder below test/, e.g.
+//   test/e2e/actions) runs only those files, within the suite it belongs to.
 //
+// The e2e files share one running n8n per line, started here before them (test/support/n8n.mjs).
 // Afterwards a leak check scans everything the suites printed, and the logs of every n8n they
 // ran, for the demo clients' secrets and for every token the sandboxes issued: zero hits or
 // the run fails.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
+import { startSharedN8ns } from '../test/support/n8nRun.mjs';
+import { DEFAULT_N8N_VERSION, N8N_1_VERSION } from '../tools/n8n.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const suites = process.argv.slice(2).length
-	? process.argv.slice(2)
-	: ['unit', 'integration', 'e2e'];
+const testRoot = join(root, 'test');
 
 function testFiles(dir) {
 	let found = [];
@@ -35,7 +38,7 @@ const logDir = join(work, 'logs');
 const printed = [];
 
 /** Runs one suite, passing its output through and keeping a copy for the leak check. */
-function runSuite(files, concurrency) {
+function runSuite(files, concurrency, extraEnv = {}) {
 	return new Promise((resolve) => {
 		const child = spawn(
 			process.execPath,
@@ -43,7 +46,13 @@ function runSuite(files, concurrency) {
 			{
 				cwd: root,
 				stdio: ['ignore', 'pipe', 'pipe'],
-				env: { ...process.env, NODE_ENV: 'test', SANDBOX_TOKEN_LOG: tokenLog, E2E_LOG_DIR: logDir },
+				env: {
+					...process.env,
+					NODE_ENV: 'test',
+					SANDBOX_TOKEN_LOG: tokenLog,
+					E2E_LOG_DIR: logDir,
+					...extraEnv,
+				},
 			},
 		);
 		child.stdout.on('data', (chunk) => {
@@ -98,18 +107,59 @@ function leaks() {
 	};
 }
 
-let failed = false;
-for (const suite of suites) {
-	const files = testFiles(join(root, 'test', suite));
-	if (files.length === 0) {
-		console.error(`no test files in test/${suite}`);
-		process.exit(1);
+/**
+ * The runs asked for, in order: each suite with its files. A suite name runs its folder; a path
+ * runs its files in the suite (test/<suite>/...) it is in. The sandbox suite is being written:
+ * until its folder exists the default run says so and goes on.
+ */
+function selectedRuns(args) {
+	const runs = [];
+	for (const arg of args.length ? args : ['unit', 'sandbox', 'integration', 'e2e']) {
+		const isPath = arg.includes('/') || arg.endsWith('.mjs');
+		const path = isPath ? resolve(root, arg) : join(testRoot, arg);
+		const suite = relative(testRoot, path).split(sep)[0];
+		if (!existsSync(path)) {
+			if (!args.length) {
+				console.log(`\n# suite: ${suite} skipped: no test/${suite} folder yet`);
+				continue;
+			}
+			console.error(`no such suite or path: ${arg}`);
+			process.exit(1);
+		}
+		const files = statSync(path).isDirectory() ? testFiles(path) : [relative(root, path)];
+		if (files.length === 0) {
+			console.error(`no test files in ${relative(root, path)}`);
+			process.exit(1);
+		}
+		const last = runs.at(-1);
+		if (last?.suite === suite) last.files.push(...files);
+		else runs.push({ suite, files });
 	}
+	return runs;
+}
+
+let failed = false;
+for (const { suite, files } of selectedRuns(process.argv.slice(2))) {
 	console.log(`\n# suite: ${suite} (${files.length} files)`);
 	// e2e and queue files share one n8n install and the machine's two cores: one at a time.
 	const serial = suite === 'e2e' || suite === 'queue';
-	const code = await runSuite(files, serial ? ['--test-concurrency=1'] : []);
-	if (code !== 0) failed = true;
+	// The e2e files share one running n8n per line (test/support/n8n.mjs), started here once.
+	let shared;
+	if (suite === 'e2e') {
+		try {
+			shared = await startSharedN8ns([DEFAULT_N8N_VERSION, N8N_1_VERSION], logDir);
+		} catch (error) {
+			console.error(`could not start the e2e run's n8n: ${error.stack ?? error}`);
+			failed = true;
+			continue;
+		}
+	}
+	try {
+		const code = await runSuite(files, serial ? ['--test-concurrency=1'] : [], shared?.env);
+		if (code !== 0) failed = true;
+	} finally {
+		await shared?.stop();
+	}
 }
 
 const check = leaks();

@@ -4,15 +4,16 @@
 //
 // Under scripts/test.mjs one n8n 2.x and one n8n 1.x (each under its own Node, see tools/n8n.mjs
 // ensureN8n), with the package packed once and installed, are started before the e2e files and
-// handed to them in E2E_N8N (startSharedN8ns). A file run on its own gets one started for its
+// handed to them in E2E_N8N (test/support/n8nRun.mjs startSharedN8ns). A file run on its own gets one started for its
 // process (shared by the suites that process imports, stopped with the last release()).
 // `useN8n({ version, env })` starts an n8n of the file's own with that extra environment (binary
 // data mode, restarts): a file that does so says why in one line at its top.
 //
 // The handle (each file has its own: its credentials, its workflows, its login):
 //   version, baseUrl, n8nDir, userFolder, filesDir (Read/Write Files may read there), cookie,
-//   browserId, own (true when this handle started its n8n), instance and server (own only:
-//   tools/n8n.mjs createN8nInstance and its start(), for the CLI and restarts)
+//   browserId, session (what tools/n8nRest.mjs takes), own (true when this handle started its
+//   n8n), instance and server (own only: tools/n8n.mjs createN8nInstance and its start(), for
+//   the CLI and restarts)
 //   rest(method, path, body)         the REST API as the owner (answers other than 200 fail)
 //   importCredentials([records])     POST /rest/credentials; n8n gives new ids (neither line
 //                                    takes one), so the ids the records give are mapped:
@@ -38,138 +39,15 @@
 // Most files want a sandbox of their own next to it, with their credentials imported:
 //   const e2e = useSandboxAndN8n({ version, sandbox: { agentCount: 130 }, credentials: (sandbox) => [...] });
 // inside describe() registers the before() and after() that fill and empty `e2e.sandbox` and `e2e.n8n`.
-import { appendFileSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { after, before } from 'node:test';
 
 import { startSandbox } from '../../sandbox/server.mjs';
-
-import { DEFAULT_N8N_VERSION, createN8nInstance, logIn, startWithOwner } from '../../tools/n8n.mjs';
+import { DEFAULT_N8N_VERSION, logIn } from '../../tools/n8n.mjs';
 import { n8nRestApi, runManually } from '../../tools/n8nRest.mjs';
-import { packPackage, removePack } from '../../tools/pack.mjs';
-import { makeTempDir, removeDir } from '../../tools/processes.mjs';
+import { BROWSER_ID, OWNER, cleanupTarball, readFrom, sharedN8n, startN8n } from './n8nRun.mjs';
 
-/** The owner of every e2e n8n (2.x: N8N_INSTANCE_OWNER_*, 1.x: the owner setup). */
-export const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
-/** The `browser-id` every e2e session sends (n8n binds the session cookie to it). */
-export const BROWSER_ID = 'e2e-browser';
-
-/** The running n8ns of this test run, by version (set by scripts/test.mjs). */
-const SHARED_VAR = 'E2E_N8N';
-/** The tarball packed once for the run (set by scripts/test.mjs). */
-const TARBALL_VAR = 'E2E_TARBALL';
-
-/** The packed package: the run's tarball, or one packed by this process. */
-export async function packedTarball() {
-	return process.env[TARBALL_VAR] || packPackage();
-}
-
-/** Removes the tarball this process packed (none when the run's is used). */
-export function cleanupTarball() {
-	if (!process.env[TARBALL_VAR]) return removePack();
-}
-
-/**
- * Installs the packed package into a new n8n of `version` and starts it with OWNER logged in.
- * What every e2e n8n runs with: executions saved (triggers' runs are read back), UTC for the
- * polling triggers' cron, and a folder Read/Write Files may read (`filesDir`; n8n 2.x refuses
- * other folders by default and both lines refuse the n8n folder).
- * @param {{ version?: string, env?: NodeJS.ProcessEnv, onOutput?: (chunk: string) => void }} [options]
- */
-export async function startN8n({ version = DEFAULT_N8N_VERSION, env = {}, onOutput } = {}) {
-	const tarball = await packedTarball();
-	const filesDir = makeTempDir('voice-messaging-files-');
-	const instance = await createN8nInstance({
-		version,
-		tarball,
-		extraEnv: {
-			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
-			GENERIC_TIMEZONE: 'UTC',
-			N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
-			...env,
-		},
-	});
-	try {
-		const { server, cookie } = await startWithOwner(instance, OWNER, BROWSER_ID, { onOutput });
-		return {
-			version,
-			baseUrl: server.baseUrl,
-			n8nDir: instance.n8nDir,
-			userFolder: instance.userFolder,
-			filesDir,
-			cookie,
-			instance,
-			server,
-			async stop() {
-				await server.stop();
-				await instance.cleanup();
-				removeDir(filesDir);
-			},
-		};
-	} catch (error) {
-		await instance.cleanup();
-		removeDir(filesDir);
-		throw error;
-	}
-}
-
-/**
- * For scripts/test.mjs: packs the package and starts one n8n per version, each writing its
- * output to a file in `logDir` (scanned by the leak check). `env` is what the e2e files need to
- * use them (E2E_N8N, E2E_TARBALL).
- * @param {string[]} versions @param {string} logDir
- */
-export async function startSharedN8ns(versions, logDir) {
-	mkdirSync(logDir, { recursive: true });
-	const tarball = await packPackage();
-	process.env[TARBALL_VAR] = tarball;
-	const settled = await Promise.allSettled(
-		versions.map((version) => {
-			const logFile = join(logDir, `n8n-shared-${version}.log`);
-			const onOutput = (chunk) => appendFileSync(logFile, chunk);
-			return startN8n({ version, onOutput }).then((started) => ({ ...started, logFile }));
-		}),
-	);
-	const started = settled.flatMap((result) =>
-		result.status === 'fulfilled' ? [result.value] : [],
-	);
-	const stop = async () => {
-		await Promise.all(started.map((instance) => instance.stop()));
-		await removePack();
-	};
-	const failed = settled.find((result) => result.status === 'rejected');
-	if (failed) {
-		await stop();
-		throw failed.reason;
-	}
-	const shared = Object.fromEntries(
-		started.map(({ version, baseUrl, n8nDir, userFolder, filesDir, logFile }) => [
-			version,
-			{ version, baseUrl, n8nDir, userFolder, filesDir, logFile },
-		]),
-	);
-	return { env: { [SHARED_VAR]: JSON.stringify(shared), [TARBALL_VAR]: tarball }, stop };
-}
-
-/** The shared n8n of `version` in this run, if scripts/test.mjs started one. */
-function sharedN8n(version) {
-	return JSON.parse(process.env[SHARED_VAR] || '{}')[version];
-}
-
-/** What a log file got after `offset` (at most its last 200 kB). */
-function readFrom(file, offset) {
-	const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-	const start = Math.max(offset, size - 200_000);
-	if (size <= start) return '';
-	const buffer = Buffer.alloc(size - start);
-	const fd = openSync(file, 'r');
-	try {
-		readSync(fd, buffer, 0, buffer.length, start);
-	} finally {
-		closeSync(fd);
-	}
-	return buffer.toString('utf8');
-}
+export { BROWSER_ID, OWNER, cleanupTarball, packedTarball, startN8n } from './n8nRun.mjs';
 
 /** n8ns started for this process (a file run on its own), by version, with their users. */
 const processN8ns = new Map();
@@ -287,7 +165,8 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 		async importWorkflow(workflow) {
 			const { active, id, ...record } = workflow;
 			if (workflowIds.has(id)) throw new Error(`workflow ${id} was imported already`);
-			const body = { ...record, nodes: (record.nodes ?? []).map(withCredentials) };
+			// Created inactive (n8n 1.x needs `active` said); activate() publishes it.
+			const body = { ...record, active: false, nodes: (record.nodes ?? []).map(withCredentials) };
 			let created;
 			try {
 				created = await rest('POST', '/rest/workflows', { ...body, ...(id ? { id } : {}) });

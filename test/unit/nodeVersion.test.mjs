@@ -2,7 +2,7 @@
 // devEngines.runtime; scripts/node24.mjs runs the scripts under it). The files that repeat it for
 // their own tools (.nvmrc, the GitHub workflows, the Node that scripts/ensure-node.sh installs, the
 // README's set-up line) must name the same major version. "engines" is another fact: what the
-// published package needs where n8n runs it (test/e2e/package.e2e.test.mjs checks it against n8n).
+// published package needs where n8n runs it (test/e2e/package/package.e2e.test.mjs checks it against n8n).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -5,8 +5,8 @@ import { describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, TOKEN_PATH } from '../../../sandbox/server.mjs';
 import {
+	chainWorkflow,
 	executionError,
-	manualTriggerNode,
 	nodeOutput,
 	sandboxCredential,
 	useSandboxAndN8n,
@@ -14,36 +14,23 @@ import {
 
 const CREDENTIAL = { id: 'e2eHttpCred0001', name: 'Voice sandbox for HTTP Request' };
 
-function httpRequestWorkflow(id, url) {
-	return {
-		id,
-		name: `e2e ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: {
-			'Manual Trigger': { main: [[{ node: 'HTTP Request', type: 'main', index: 0 }]] },
-		},
-		nodes: [
-			manualTriggerNode({ id: `${id}-t`, position: [0, 0] }),
-			{
-				id: `${id}-h`,
-				name: 'HTTP Request',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [220, 0],
-				parameters: {
-					method: 'GET',
-					url,
-					authentication: 'predefinedCredentialType',
-					nodeCredentialType: 'voiceMessagingApi',
-					options: {},
-				},
-				credentials: { voiceMessagingApi: CREDENTIAL },
+/** Manual Trigger → HTTP Request (GET `url`) with this package's credential as its authentication. */
+const httpRequestWorkflow = (id, url) =>
+	chainWorkflow(id, [
+		{
+			name: 'HTTP Request',
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			parameters: {
+				method: 'GET',
+				url,
+				authentication: 'predefinedCredentialType',
+				nodeCredentialType: 'voiceMessagingApi',
+				options: {},
 			},
-		],
-		pinData: {},
-	};
-}
+			credentials: { voiceMessagingApi: CREDENTIAL },
+		},
+	]);
 
 describe('the credential in n8n’s HTTP Request node', { timeout: 10 * 60_000 }, () => {
 	const e2e = useSandboxAndN8n({
