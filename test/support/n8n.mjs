@@ -9,7 +9,8 @@
 // `useN8n({ version, env })` starts an n8n of the file's own with that extra environment (binary
 // data mode, restarts): a file that does so says why in one line at its top.
 //
-// The handle (each file has its own: its credentials, its workflows, its login):
+// The handle (each file has its own: its credentials and workflows; the owner's session is the one
+// made when the n8n started, as n8n limits logins per minute):
 //   version, baseUrl, n8nDir, userFolder, filesDir (Read/Write Files may read there), cookie,
 //   browserId, session (what tools/n8nRest.mjs takes), own (true when this handle started its
 //   n8n), instance and server (own only: tools/n8n.mjs createN8nInstance and its start(), for
@@ -43,9 +44,9 @@ import { statSync } from 'node:fs';
 import { after, before } from 'node:test';
 
 import { startSandbox } from '../../sandbox/server.mjs';
-import { DEFAULT_N8N_VERSION, logIn } from '../../tools/n8n.mjs';
+import { DEFAULT_N8N_VERSION } from '../../tools/n8n.mjs';
 import { n8nRestApi, runManually } from '../../tools/n8nRest.mjs';
-import { BROWSER_ID, OWNER, cleanupTarball, readFrom, sharedN8n, startN8n } from './n8nRun.mjs';
+import { BROWSER_ID, cleanupTarball, readFrom, sharedN8n, startN8n } from './n8nRun.mjs';
 
 export { BROWSER_ID, OWNER, cleanupTarball, packedTarball, startN8n } from './n8nRun.mjs';
 
@@ -67,7 +68,7 @@ export async function useN8n({ version = DEFAULT_N8N_VERSION, env } = {}) {
 	const shared = !env && sharedN8n(version);
 	if (shared) {
 		base = shared;
-		cookie = await logIn(base.baseUrl, OWNER, BROWSER_ID);
+		({ cookie } = shared);
 		const offset = statSync(shared.logFile, { throwIfNoEntry: false })?.size ?? 0;
 		output = () => readFrom(shared.logFile, offset);
 	} else if (env) {
@@ -90,7 +91,7 @@ export async function useN8n({ version = DEFAULT_N8N_VERSION, env } = {}) {
 			processN8ns.delete(version);
 			throw error;
 		}
-		cookie = await logIn(base.baseUrl, OWNER, BROWSER_ID);
+		({ cookie } = base);
 		const offset = base.server.output().length;
 		output = () => base.server.output().slice(offset);
 		releaseN8n = async () => {

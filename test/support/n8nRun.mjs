@@ -102,9 +102,10 @@ export async function startSharedN8ns(versions, logDir) {
 		throw failed.reason;
 	}
 	const shared = Object.fromEntries(
-		started.map(({ version, baseUrl, n8nDir, userFolder, filesDir, logFile }) => [
+		// The owner's session too: n8n limits logins per minute, and every file would log in.
+		started.map(({ version, baseUrl, n8nDir, userFolder, filesDir, cookie, logFile }) => [
 			version,
-			{ version, baseUrl, n8nDir, userFolder, filesDir, logFile },
+			{ version, baseUrl, n8nDir, userFolder, filesDir, cookie, logFile },
 		]),
 	);
 	return { env: { [SHARED_VAR]: JSON.stringify(shared), [TARBALL_VAR]: tarball }, stop };
