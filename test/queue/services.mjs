@@ -6,7 +6,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort, run, runSetupScript, sleep } from '../e2e/harness.mjs';
+import { freePort, run, runSetupScript, sleep } from '../../tools/processes.mjs';
 
 const running = new Set();
 process.on('exit', () => {
