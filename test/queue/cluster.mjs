@@ -96,11 +96,17 @@ export function useQueueCluster() {
 	let postgres;
 
 	before(async () => {
-		const [services, tarball] = await Promise.all([ensureQueueServices(), packPackage()]);
-		[redis, postgres] = await Promise.all([
-			startRedis(services.redisServer),
-			startPostgres(services.postgresBin),
+		// The servers start while the package builds.
+		const [servers, tarball] = await Promise.all([
+			ensureQueueServices().then((services) =>
+				Promise.allSettled([startRedis(services.redisServer), startPostgres(services.postgresBin)]),
+			),
+			packPackage(),
 		]);
+		[redis, postgres] = servers.map((server) =>
+			server.status === 'fulfilled' ? server.value : undefined,
+		);
+		for (const server of servers) if (server.status === 'rejected') throw server.reason;
 		// No request limit while the suite sets up and fans out; the rate-limit test sets one.
 		q.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0 });
 
@@ -159,21 +165,25 @@ export function useQueueCluster() {
 		await mainInstance.n8n(['import:workflow', `--input=${file}`]);
 		for (const { id } of workflows) await mainInstance.n8n(['publish:workflow', `--id=${id}`]);
 
-		const { server, cookie } = await startWithOwner(mainInstance, OWNER, BROWSER_ID);
-		q.main = server;
-		q.api = n8nRestApi({
-			baseUrl: server.baseUrl,
-			cookie,
-			n8nDir: mainInstance.n8nDir,
-			browserId: BROWSER_ID,
-		});
-		q.workers = await Promise.all(
-			instances
+		// The imports have migrated the database: the workers start beside the main instance.
+		const [main, ...workers] = await Promise.allSettled([
+			startWithOwner(mainInstance, OWNER, BROWSER_ID),
+			...instances
 				.slice(1)
 				.map((instance) =>
 					instance.start({}, { args: ['worker', `--concurrency=${WORKER_CONCURRENCY}`] }),
 				),
-		);
+		]);
+		q.main = main.status === 'fulfilled' ? main.value.server : undefined;
+		q.workers = workers.flatMap((worker) => (worker.status === 'fulfilled' ? [worker.value] : []));
+		for (const started of [main, ...workers])
+			if (started.status === 'rejected') throw started.reason;
+		q.api = n8nRestApi({
+			baseUrl: q.main.baseUrl,
+			cookie: main.value.cookie,
+			n8nDir: mainInstance.n8nDir,
+			browserId: BROWSER_ID,
+		});
 	});
 
 	after(async () => {
