@@ -18,7 +18,8 @@ const GIVE_UP_MS = (LIFETIME_SECONDS + 180) * 1000;
 
 /** @param {ReturnType<typeof import('./cluster.mjs').useQueueCluster>} q */
 export function tokenExpiryTests(q) {
-	// Last: the trigger tests' waits leave this part a token-endpoint minute of its own.
+	// Last: the shared-limit test before it (two minutes) leaves this part a token-endpoint minute
+	// of its own.
 	it('tokens revoked and expiring while both workers are busy: every item succeeds within the token limit', async () => {
 		const { sandbox } = q;
 		const tokensBefore = q.tokenRequestsOf(FANOUT).length;
