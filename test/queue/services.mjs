@@ -2,22 +2,19 @@
 // installs them when missing), each server started on a free loopback port with its data in a
 // temporary folder, and stopped (folder removed) by the suite.
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chownSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort, run, runSetupScript, sleep } from '../e2e/harness.mjs';
-
-const running = new Set();
-process.on('exit', () => {
-	for (const child of running) {
-		try {
-			child.kill('SIGKILL');
-		} catch {
-			// already gone
-		}
-	}
-});
+import {
+	freePort,
+	makeTempDir,
+	removeDir,
+	run,
+	runSetupScript,
+	sleep,
+	trackChild,
+} from '../../tools/processes.mjs';
 
 /** Paths of redis-server and of PostgreSQL's bin folder, installing them on first use. */
 export async function ensureQueueServices() {
@@ -46,7 +43,8 @@ async function startServer(
 	{ name, isReady, timeoutMs = 60_000, stopSignal = 'SIGTERM', user = {} },
 ) {
 	const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...user });
-	running.add(child);
+	// Killed when the process exits, should a test not get to stop it.
+	trackChild(child);
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));
 	child.stderr.on('data', (chunk) => (output += chunk));
@@ -54,7 +52,6 @@ async function startServer(
 	const exited = new Promise((resolve) =>
 		child.on('exit', (code, signal) => {
 			exitCode = code ?? signal;
-			running.delete(child);
 			resolve(undefined);
 		}),
 	);
@@ -87,7 +84,7 @@ async function startServer(
  */
 export async function startRedis(redisServer) {
 	const port = await freePort();
-	const dir = mkdtempSync(join(tmpdir(), 'voice-messaging-redis-'));
+	const dir = makeTempDir('voice-messaging-redis-');
 	const server = await startServer(
 		redisServer,
 		[
@@ -109,7 +106,7 @@ export async function startRedis(redisServer) {
 		port,
 		async stop() {
 			await server.stop();
-			rmSync(dir, { recursive: true, force: true });
+			removeDir(dir);
 		},
 	};
 }
@@ -122,7 +119,7 @@ export async function startRedis(redisServer) {
  */
 export async function startPostgres(postgresBin) {
 	const port = await freePort();
-	const dir = mkdtempSync(join(tmpdir(), 'voice-messaging-postgres-'));
+	const dir = makeTempDir('voice-messaging-postgres-');
 	/** @type {{ uid?: number, gid?: number }} */
 	let user = {};
 	if (userInfo().uid === 0) {
@@ -184,7 +181,7 @@ export async function startPostgres(postgresBin) {
 		output: server.output,
 		async stop() {
 			await server.stop();
-			rmSync(dir, { recursive: true, force: true });
+			removeDir(dir);
 		},
 	};
 }
