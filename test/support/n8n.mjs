@@ -228,8 +228,8 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 				for (const id of made.active) await handle.deactivate(id);
 				for (const id of made.workflows) {
 					// Both lines delete only an archived workflow.
-					await rest('POST', `/rest/workflows/${id}/archive`, {});
-					await rest('DELETE', `/rest/workflows/${id}`);
+					await whileUnpublishing(() => rest('POST', `/rest/workflows/${id}/archive`, {}));
+					await whileUnpublishing(() => rest('DELETE', `/rest/workflows/${id}`));
 				}
 				for (const id of made.credentials) await rest('DELETE', `/rest/credentials/${id}`);
 			} finally {
@@ -238,6 +238,25 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 		},
 	};
 	return handle;
+}
+
+/**
+ * Calls `request` again while n8n answers 409 "still being unpublished": n8n 2.x unpublishes a
+ * deactivated workflow in the background (an outbox it empties every 15 s) and refuses to archive
+ * or delete it until then.
+ * @template T
+ * @param {() => Promise<T>} request
+ * @returns {Promise<T>}
+ */
+async function whileUnpublishing(request, deadline = Date.now() + 60_000) {
+	for (;;) {
+		try {
+			return await request();
+		} catch (error) {
+			if (!/→ 409:.*unpublish/i.test(String(error.message)) || Date.now() > deadline) throw error;
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+		}
+	}
 }
 
 /**
@@ -256,8 +275,11 @@ export function useSandboxAndN8n({ version, env, sandbox = {}, credentials = () 
 		await held.n8n.importCredentials(credentials(held.sandbox));
 	});
 	after(async () => {
-		await held.n8n?.release();
-		await held.sandbox?.close();
+		try {
+			await held.n8n?.release();
+		} finally {
+			await held.sandbox?.close();
+		}
 	});
 	return held;
 }

@@ -82,9 +82,12 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 	});
 
 	after(async () => {
-		await (browser ?? (await browserLaunch?.catch(() => undefined)))?.close();
-		await n8n?.release();
-		await sandbox?.close();
+		try {
+			await (browser ?? (await browserLaunch?.catch(() => undefined)))?.close();
+			await n8n?.release();
+		} finally {
+			await sandbox?.close();
+		}
 		if (!process.env.EDITOR_SCREENSHOT_DIR)
 			rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
 	});
