@@ -1,8 +1,12 @@
 // What the README (and sandbox/README.md) says that the code and the repository's files can hold
 // it to: the upload types, Send and Wait for Response, the pacing rule, the sandbox's alternative
-// answers, and the Node.js versions. A change to one side without the other fails here.
+// answers, and the Node.js versions; and that CONTRIBUTING.md's map matches the repository. A
+// change to one side without the other fails here.
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
 import {
@@ -14,6 +18,7 @@ import { ADAPTIVE_RULE } from '../../nodes/shared/pacing.ts';
 import { ALTERNATIVES } from '../../sandbox/alternatives.mjs';
 import { devNodeMajor, n8nLineNodeRule, readRepoFile } from '../support/unit.mjs';
 
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const README = readRepoFile('README.md');
 const messenger = new Messenger();
 
@@ -106,5 +111,38 @@ describe('the README names the Node.js versions', () => {
 				['1', rule?.[1] && Number(rule[1])],
 			],
 		);
+	});
+});
+
+describe('CONTRIBUTING.md maps the repository as it is', () => {
+	const CONTRIBUTING = readRepoFile('CONTRIBUTING.md');
+	const layout = /## Layout\n+```\n([^]*?)```/.exec(CONTRIBUTING)?.[1] ?? '';
+
+	it('names every top-level folder and test/ folder, and only ones that exist', () => {
+		const named = [...layout.matchAll(/^(\S+\/)/gm)].map((match) => match[1]);
+		assert.ok(named.length > 10, 'the Layout block lists the folders');
+		for (const folder of named) assert.ok(existsSync(join(root, folder)), `${folder} exists`);
+		const tracked = (dir) =>
+			readdirSync(join(root, dir), { withFileTypes: true })
+				.filter((entry) => entry.isDirectory() && !/^(\.|node_modules$|dist$)/.test(entry.name))
+				.map((entry) => `${dir}${entry.name}/`);
+		for (const folder of [...tracked(''), ...tracked('test/')]) {
+			if (folder === 'nodes/' || folder === 'test/') continue;
+			assert.ok(named.includes(folder), `CONTRIBUTING.md's Layout names ${folder}`);
+		}
+	});
+
+	it('cites only files that exist', () => {
+		const cited = [...CONTRIBUTING.matchAll(/`((?:[\w.-]+\/)+[\w.-]+\.\w+)`/g)]
+			.map((match) => match[1])
+			.filter((path) => !path.includes('<'));
+		assert.ok(cited.length > 10, 'the guide cites files');
+		for (const path of cited) {
+			const candidates = [path, `nodes/${path}`, `nodes/shared/${path}`, `nodes/VoiceAi/${path}`];
+			assert.ok(
+				candidates.some((candidate) => existsSync(join(root, candidate))),
+				`${path} exists`,
+			);
+		}
 	});
 });

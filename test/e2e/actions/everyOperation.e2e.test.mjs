@@ -5,7 +5,7 @@
 // AI operations, one with all 18 Messenger operations. Outputs are checked against the sandbox's
 // state and request log; afterwards every one of the API's 26 endpoints (token endpoint aside) must
 // have answered 2xx, and no request may have failed. (Message → Send and Wait for Response pauses
-// the execution until a person answers: sendAndWait.e2e.test.mjs runs it, on both n8n lines.)
+// the execution until a person answers: test/e2e/humanReview/ runs it, on both n8n lines.)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, describe, it } from 'node:test';
