@@ -204,7 +204,9 @@ async function callWebhook(baseUrl, path, body) {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
-		signal: AbortSignal.timeout(180_000),
+		// The answer waits for the execution, which may wait its turn in a worker's pacing for
+		// minutes on a loaded machine: the tests count answers, this only stops a lost one.
+		signal: AbortSignal.timeout(600_000),
 	});
 	const text = await response.text();
 	let json;

@@ -28,7 +28,13 @@ export function sharedLimitTests(q) {
 			body: { chatId: chats[i % chats.length].id, name: `rate ${i}` },
 		}));
 		const startedAt = Date.now();
-		const answers = await inPool(calls, CALLERS, (call) => q.callWebhook(call.path, call.body));
+		let slowest = 0;
+		const answers = await inPool(calls, CALLERS, async (call) => {
+			const sentAt = Date.now();
+			const answer = await q.callWebhook(call.path, call.body);
+			slowest = Math.max(slowest, Date.now() - sentAt);
+			return answer;
+		});
 		const seconds = (Date.now() - startedAt) / 1000;
 		sandbox.setOptions({
 			rateLimitPerMinute: 0,
@@ -67,7 +73,8 @@ export function sharedLimitTests(q) {
 		);
 		console.log(
 			`# shared limit: ${calls.length} sends over workers ${started.join(' / ')} in ${seconds.toFixed(1)} s ` +
-				`(limit 100 a minute), ${limited.length} of ${sends.length} requests answered 429`,
+				`(limit 100 a minute), ${limited.length} of ${sends.length} requests answered 429, ` +
+				`slowest answer ${(slowest / 1000).toFixed(1)} s`,
 		);
 	});
 }
