@@ -16,7 +16,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
-import { startSharedN8ns } from '../test/support/n8nRun.mjs';
+import { startSharedN8ns } from '../tools/n8nRun.mjs';
 import { DEFAULT_N8N_VERSION, N8N_1_VERSION } from '../tools/n8n.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -12,6 +12,7 @@ import { after, before } from 'node:test';
 import { startSandbox } from '../../sandbox/server.mjs';
 import { createN8nInstance, startWithOwner } from '../../tools/n8n.mjs';
 import { n8nRestApi } from '../../tools/n8nRest.mjs';
+import { BROWSER_ID, OWNER } from '../../tools/n8nRun.mjs';
 import { packPackage, removePack } from '../../tools/pack.mjs';
 import { sandboxCredential } from '../../tools/workflows.mjs';
 import { apiCall } from '../support/sandboxApi.mjs';
@@ -26,8 +27,6 @@ import {
 } from './queueWorkflows.mjs';
 import { ensureQueueServices, startPostgres, startRedis } from './services.mjs';
 
-const OWNER = { email: 'owner@queue.example', password: 'Queue-owner-Passw0rd' };
-const BROWSER_ID = 'queue-browser';
 export const WORKERS = 2;
 const WORKER_CONCURRENCY = 10;
 /** Webhook calls in flight at once: enough to keep both workers' ten slots busy. */

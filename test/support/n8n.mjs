@@ -4,7 +4,7 @@
 //
 // Under scripts/test.mjs one n8n 2.x and one n8n 1.x (each under its own Node, see tools/n8n.mjs
 // ensureN8n), with the package packed once and installed, are started before the e2e files and
-// handed to them in E2E_N8N (test/support/n8nRun.mjs startSharedN8ns). A file run on its own gets one started for its
+// handed to them in E2E_N8N (tools/n8nRun.mjs startSharedN8ns). A file run on its own gets one started for its
 // process (shared by the suites that process imports, stopped with the last release()).
 // `useN8n({ version, env })` starts an n8n of the file's own with that extra environment (binary
 // data mode, restarts): a file that does so says why in one line at its top.
@@ -46,9 +46,9 @@ import { after, before } from 'node:test';
 import { startSandbox } from '../../sandbox/server.mjs';
 import { DEFAULT_N8N_VERSION } from '../../tools/n8n.mjs';
 import { n8nRestApi, runManually } from '../../tools/n8nRest.mjs';
-import { BROWSER_ID, cleanupTarball, readFrom, sharedN8n, startN8n } from './n8nRun.mjs';
+import { BROWSER_ID, cleanupTarball, readFrom, sharedN8n, startN8n } from '../../tools/n8nRun.mjs';
 
-export { BROWSER_ID, OWNER, cleanupTarball, packedTarball, startN8n } from './n8nRun.mjs';
+export { BROWSER_ID, OWNER, cleanupTarball, packedTarball, startN8n } from '../../tools/n8nRun.mjs';
 
 /** n8ns started for this process (a file run on its own), by version, with their users. */
 const processN8ns = new Map();

@@ -4,9 +4,9 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEFAULT_N8N_VERSION, createN8nInstance, startWithOwner } from '../../tools/n8n.mjs';
-import { packPackage, removePack } from '../../tools/pack.mjs';
-import { makeTempDir, removeDir } from '../../tools/processes.mjs';
+import { DEFAULT_N8N_VERSION, createN8nInstance, startWithOwner } from './n8n.mjs';
+import { packPackage, removePack } from './pack.mjs';
+import { makeTempDir, removeDir } from './processes.mjs';
 
 /** The owner of every e2e n8n (2.x: N8N_INSTANCE_OWNER_*, 1.x: the owner setup). */
 export const OWNER = { email: 'owner@e2e.example', password: 'E2e-owner-Passw0rd' };
