@@ -1,14 +1,15 @@
 import type {
-	IAuthenticateGeneric,
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
 	IDataObject,
 	IHttpRequestHelper,
+	IHttpRequestOptions,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
 
+import { isApiOrigin } from '../nodes/shared/auth/baseUrl';
 import { sharedAccessToken } from '../nodes/shared/auth/tokenShare';
 
 export class VoiceMessagingApi implements ICredentialType {
@@ -90,14 +91,26 @@ export class VoiceMessagingApi implements ICredentialType {
 		return { accessToken };
 	}
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
+	/**
+	 * The token goes to the API's own origin only (the Base URL's scheme, host and port): a
+	 * media link on a storage host, or a redirect to one, is fetched without it. The HTTP Request
+	 * node with this credential follows the same rule.
+	 */
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		if (!isApiOrigin(credentials.baseUrl, requestOptions.url, requestOptions.baseURL)) {
+			return requestOptions;
+		}
+		return {
+			...requestOptions,
 			headers: {
-				Authorization: '=Bearer {{$credentials.accessToken}}',
+				...(requestOptions.headers ?? {}),
+				Authorization: `Bearer ${String(credentials.accessToken ?? '')}`,
 			},
-		},
-	};
+		};
+	}
 
 	// The token endpoint itself answers for every workspace, whatever products it has, so a
 	// messenger-only workspace passes the test; a wrong secret fails in preAuthentication or here.

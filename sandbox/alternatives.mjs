@@ -14,6 +14,8 @@
  *   opaqueToken: boolean,
  *   errorShape: 'decisions' | 'problem' | 'text',
  *   sendAnswer: 'message' | 'empty',
+ *   mediaLinks: 'own' | 'storage' | 'redirect',
+ *   mediaHeaders: 'full' | 'bare',
  * }} Alternatives
  */
 
@@ -81,6 +83,18 @@ export const ALTERNATIVES = Object.freeze({
 		default: 'message',
 		values: ['message', 'empty'],
 		says: 'message sends answer 200 with the message, or 201 with no body',
+	},
+	mediaLinks: {
+		flag: 'media-links',
+		default: 'own',
+		values: ['own', 'storage', 'redirect'],
+		says: "a media message's content.url is on the API's own origin (token required), a signed link on a second origin standing in for storage (no token accepted), or on the own origin answering 302 to that storage link",
+	},
+	mediaHeaders: {
+		flag: 'media-headers',
+		default: 'full',
+		values: ['full', 'bare'],
+		says: 'media files come with Content-Type, Content-Length and Content-Disposition (the file name), or only as application/octet-stream, chunked, without a length or a name',
 	},
 });
 

@@ -2,12 +2,14 @@
 // startSandbox puts the parts in server/ together: options, auth (tokens), rateLimit, faults,
 // http (the server and the order of checks) and controls (what tests steer it with).
 import { ROUTES, findById } from './api.mjs';
+import { serveSeedMedia } from './api/media.mjs';
 import { createChatModel } from './chatModel.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
 import { TOKEN_PATH, createTokenService } from './server/auth.mjs';
 import { createProgressTimer, sandboxControls, writeAsCustomer } from './server/controls.mjs';
 import { createFaultInjector } from './server/faults.mjs';
 import { createRequestHandler, listen } from './server/http.mjs';
+import { startStorage } from './server/media.mjs';
 import { withDefaults } from './server/options.mjs';
 import { createRateLimits } from './server/rateLimit.mjs';
 
@@ -57,12 +59,17 @@ export async function startSandbox(options = {}) {
 	const random = createRandom(hashString(`${seed}:runtime`));
 	/** @type {SandboxState} */
 	const state = createSeedState({ ...opts, seed }, newId, (id) => findById(state.campaigns, id));
+	state.mediaFiles = new Map();
 	/** What the handlers need of this sandbox (api.mjs's ApiContext). */
 	const api = {
 		state,
 		seed,
 		random,
 		newId,
+		// Media files have IDs of their own, so the seed's other IDs stay as they were.
+		newMediaId: createIdFactory(createRandom(hashString(`${seed}:media`))),
+		baseUrl: '',
+		storageUrl: '',
 		options: opts,
 		onSent: opts.onSent,
 		maxUploadBytes: () => opts.maxUploadBytes,
@@ -84,6 +91,10 @@ export async function startSandbox(options = {}) {
 		control: (req, res) => writeAsCustomer(api, req, res),
 	});
 	const listening = await listen(handle, opts);
+	const storage = await startStorage(api, opts);
+	api.baseUrl = listening.url;
+	api.storageUrl = storage.url;
+	serveSeedMedia(api);
 	const progress = createProgressTimer(api, opts);
 	progress.restart();
 	return sandboxControls({
@@ -96,6 +107,7 @@ export async function startSandbox(options = {}) {
 		faults,
 		progress,
 		chatModel,
+		storage,
 	});
 }
 

@@ -6,6 +6,7 @@
 // package is built and packed only when its sources changed (tools/pack.mjs packOnChange),
 // independent steps run at once, and the credentials and examples go in through the running
 // n8n's REST API (scripts/demo.mjs) instead of one n8n CLI process each.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { createServer } from 'node:net';
@@ -35,6 +36,8 @@ import {
 import { formatDuration, withProgress } from './progress.mjs';
 
 const N8N_PORT = Number(process.env.N8N_PORT || 5678);
+/** Where the customer-documents example saves files (the one folder n8n's file nodes may write). */
+const CUSTOMER_DOCUMENTS_DIR = '/tmp/customer-documents';
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT || 4010);
 const OWNER = {
 	email: process.env.DEMO_OWNER_EMAIL || 'demo@example.com',
@@ -156,6 +159,7 @@ async function main() {
 			});
 	const server = await step('start', `starting n8n on http://127.0.0.1:${N8N_PORT}`, async () => {
 		const ownerHash = bcryptHash(instance.n8nDir, OWNER.password);
+		mkdirSync(CUSTOMER_DOCUMENTS_DIR, { recursive: true });
 		const starting = instance.start(
 			{
 				N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
@@ -164,6 +168,9 @@ async function main() {
 				N8N_INSTANCE_OWNER_LAST_NAME: 'User',
 				N8N_INSTANCE_OWNER_PASSWORD_HASH: ownerHash,
 				N8N_LOG_LEVEL: 'warn',
+				// customer-documents.json saves what customers send here; n8n's file nodes may use
+				// only the folders listed (and n8n's own files folder).
+				N8N_RESTRICT_FILE_ACCESS_TO: CUSTOMER_DOCUMENTS_DIR,
 				// Node keeps n8n's compiled modules: about a tenth less CPU at each start.
 				NODE_COMPILE_CACHE: join(USER_FOLDER, 'node-compile-cache'),
 			},

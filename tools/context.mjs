@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 
 import { NodeApiError } from './nodeShared.mjs';
 
@@ -81,12 +81,21 @@ async function writeBlob(request, blob) {
  * One HTTP exchange with node:http, as axios does it in n8n: a Buffer body is written as it is,
  * not copied; a Blob-like body is streamed from a fresh stream().
  */
-function exchange(url, method, headers, body) {
+function exchange(url, method, headers, body, stream = false) {
 	return new Promise((resolve, reject) => {
 		const request = (url.protocol === 'https:' ? https : http).request(
 			url,
 			{ method, headers },
 			(response) => {
+				if (stream) {
+					resolve({
+						status: response.statusCode,
+						statusText: response.statusMessage,
+						headers: response.headers,
+						stream: response,
+					});
+					return;
+				}
 				const chunks = [];
 				response.on('data', (chunk) => chunks.push(chunk));
 				response.on('end', () =>
@@ -106,7 +115,11 @@ function exchange(url, method, headers, body) {
 	});
 }
 
-/** n8n's httpRequest over real HTTP: json bodies, qs, returnFullResponse, ignoreHttpStatusErrors. */
+/**
+ * n8n's httpRequest over real HTTP: json bodies, qs, returnFullResponse, ignoreHttpStatusErrors,
+ * `encoding: 'stream'` (the body as the response stream). Like axios with disableFollowRedirect,
+ * it never follows a redirect: a 3xx is an error answer with its headers.
+ */
 export async function fetchHttpRequest(options) {
 	const url = buildUrl(options);
 	const headers = { ...(options.headers ?? {}) };
@@ -122,12 +135,15 @@ export async function fetchHttpRequest(options) {
 	}
 	if (body !== undefined && !isBlobLike(body))
 		headers['Content-Length'] = String(Buffer.byteLength(body));
-	const response = await exchange(url, options.method ?? 'GET', headers, body);
-	let data = response.text;
-	try {
-		data = response.text ? JSON.parse(response.text) : '';
-	} catch {
-		// not JSON: keep the text, as n8n does
+	const stream = options.encoding === 'stream';
+	const response = await exchange(url, options.method ?? 'GET', headers, body, stream);
+	let data = stream ? response.stream : response.text;
+	if (!stream) {
+		try {
+			data = response.text ? JSON.parse(response.text) : '';
+		} catch {
+			// not JSON: keep the text, as n8n does
+		}
 	}
 	const ok = response.status >= 200 && response.status < 300;
 	if (!ok && !options.ignoreHttpStatusErrors) {
@@ -178,10 +194,8 @@ export function createAuthenticatedHttp({
 		Object.assign(store.data, output);
 	};
 	const send = async (options) => {
-		const authorized = {
-			...options,
-			headers: { ...(options.headers ?? {}), Authorization: `Bearer ${store.data.accessToken}` },
-		};
+		// The credential's own authenticate decides, as n8n's credentials helper lets it.
+		const authorized = await credentialType.authenticate(store.data, { ...options });
 		store.requests.push(authorized);
 		return await httpRequest(authorized);
 	};
@@ -233,6 +247,7 @@ export function createExecuteContext({
 	node = TEST_NODE,
 	binary = {},
 	stored = {},
+	store = binaryStore(),
 }) {
 	const storedFile = (id) => {
 		const file = stored[id];
@@ -249,6 +264,7 @@ export function createExecuteContext({
 		logger: { debug() {}, info() {}, warn() {}, error() {} },
 		helpers: {
 			httpRequestWithAuthentication: http,
+			prepareBinaryData: store.prepareBinaryData,
 			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 			constructExecutionMetaData: (inputData, { itemData }) =>
 				inputData.map((entry) => ({ ...entry, pairedItem: itemData })),
@@ -273,6 +289,51 @@ export function createExecuteContext({
 			},
 		},
 	};
+}
+
+/**
+ * n8n's prepareBinaryData as its two kinds of store read a stream: `memory` (n8n's default mode)
+ * pipes it into one Buffer; `filesystem` (and S3) iterates it chunk by chunk as fs.writeFile does.
+ * The result is the binary data n8n records, with the bytes as base64 for the tests to compare.
+ */
+export function binaryStore(mode = 'filesystem') {
+	const reads = [];
+	async function read(data) {
+		if (Buffer.isBuffer(data)) return data;
+		if (mode === 'memory') {
+			return await new Promise((resolve, reject) => {
+				const chunks = [];
+				const sink = new Writable({
+					write(chunk, _encoding, done) {
+						chunks.push(chunk);
+						done();
+					},
+				});
+				sink.on('finish', () => resolve(Buffer.concat(chunks)));
+				data.once('error', reject);
+				data.pipe(sink);
+			});
+		}
+		const chunks = [];
+		for await (const chunk of data) chunks.push(chunk);
+		return Buffer.concat(chunks);
+	}
+	async function prepareBinaryData(data, filePath, mimeType) {
+		// n8n reads the stream after some awaits of its own: nothing may flow before.
+		await new Promise((resolve) => setTimeout(resolve, 5));
+		const bytes = await read(data);
+		const fileName = filePath?.split('/').pop();
+		const extension = fileName?.includes('.') ? fileName.split('.').pop() : undefined;
+		reads.push({ fileName, mimeType, size: bytes.length });
+		return {
+			data: bytes.toString('base64'),
+			mimeType: mimeType ?? 'text/plain',
+			fileName,
+			fileExtension: extension,
+			fileSize: String(bytes.length),
+		};
+	}
+	return { prepareBinaryData, reads };
 }
 
 /** A Buffer in 64 KiB chunks, as a file stream reads it. */
@@ -302,6 +363,7 @@ export function createPollContext({
 	staticData = {},
 	mode = 'trigger',
 	node = TEST_NODE,
+	store = binaryStore(),
 }) {
 	const warnings = [];
 	const context = {
@@ -323,6 +385,7 @@ export function createPollContext({
 		},
 		helpers: {
 			httpRequestWithAuthentication: http,
+			prepareBinaryData: store.prepareBinaryData,
 			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 		},
 	};

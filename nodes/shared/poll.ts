@@ -1,11 +1,21 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { asNodeError } from './errors';
+import { OutputItems } from './router';
 
-/** What one poll found: items to emit and the state to keep when it succeeded. */
+/** What one poll found: items to emit (JSON, or items with files) and the state to keep when it succeeded. */
 export interface PollResult<S> {
-	items: IDataObject[];
+	items: IDataObject[] | OutputItems;
 	state: S;
+}
+
+/** Items as n8n emits them: null for none. */
+function emitted(
+	context: IPollFunctions,
+	items: IDataObject[] | OutputItems,
+): INodeExecutionData[][] | null {
+	if (items instanceof OutputItems) return items.items.length ? [items.items] : null;
+	return items.length ? [context.helpers.returnJsonArray(items)] : null;
 }
 
 /**
@@ -32,7 +42,7 @@ export async function runPoll<S>(
 	handlers: {
 		baseline: () => Promise<S>;
 		poll: (state: S) => Promise<PollResult<S>>;
-		sample: (state: S | undefined) => Promise<IDataObject[]>;
+		sample: (state: S | undefined) => Promise<IDataObject[] | OutputItems>;
 	},
 ): Promise<INodeExecutionData[][] | null> {
 	const staticData = context.getWorkflowStaticData('node');
@@ -41,8 +51,7 @@ export async function runPoll<S>(
 	const manual = context.getMode() === 'manual';
 	try {
 		if (manual) {
-			const sample = await handlers.sample(current);
-			return sample.length ? [context.helpers.returnJsonArray(sample)] : null;
+			return emitted(context, await handlers.sample(current));
 		}
 		if (current === undefined) {
 			const state = await handlers.baseline();
@@ -51,7 +60,7 @@ export async function runPoll<S>(
 		}
 		const { items, state } = await handlers.poll(current);
 		staticData.poll = { key, state } as unknown as IDataObject;
-		return items.length ? [context.helpers.returnJsonArray(items)] : null;
+		return emitted(context, items);
 	} catch (error) {
 		// A trigger has no items, so no item index.
 		if (manual || current === undefined) throw asNodeError(context.getNode(), error);

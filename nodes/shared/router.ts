@@ -9,10 +9,18 @@ import type {
 
 import { asNodeError, InputError } from './errors';
 
+/** Output items an operation makes itself (JSON with binary data); the router pairs them. */
+export class OutputItems {
+	constructor(readonly items: INodeExecutionData[]) {}
+}
+
 /** An operation run for each input item; its results become output items paired with the item. */
 export interface ItemOperation {
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+	): Promise<IDataObject | IDataObject[] | OutputItems>;
 }
 
 /**
@@ -65,6 +73,12 @@ export async function runOperation<M extends Record<string, string>>(
 			runsOnce = 'runsOnce' in operation;
 			if ('runsOnce' in operation) return [await operation.execute.call(this)];
 			const responseData = await operation.execute.call(this, itemIndex);
+			if (responseData instanceof OutputItems) {
+				returnData.push(
+					...responseData.items.map((item) => ({ ...item, pairedItem: { item: itemIndex } })),
+				);
+				continue;
+			}
 			returnData.push(
 				...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(responseData), {
 					itemData: { item: itemIndex },

@@ -118,7 +118,8 @@ export function path(strings: TemplateStringsArray, ...ids: string[]): string {
 /** Requests per minute a credential may send when it does not say (the API's own limit). */
 export const DEFAULT_REQUESTS_PER_MINUTE = 100;
 
-async function credentialSettings(
+/** The credential's base URL, and its pacing key and budget (one budget per base URL and client). */
+export async function credentialSettings(
 	context: RequestContext,
 ): Promise<{ baseUrl: string; pacingKey: string; perMinute: number }> {
 	const credentials = await context.getCredentials<{

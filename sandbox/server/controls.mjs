@@ -5,6 +5,7 @@ import { parseJson, readBody } from './body.mjs';
 import { createFaultInjector } from './faults.mjs';
 import { setOptions } from './options.mjs';
 import { TOKEN_PATH } from './auth.mjs';
+import { addMediaFile, mediaSha256 } from '../api/media.mjs';
 
 /**
  * @typedef {import('../api.mjs').ApiContext} ApiContext
@@ -102,6 +103,7 @@ function addCampaign({ state, newId }, partial) {
  *   faults: { injector: import('./faults.mjs').FaultInjector },
  *   progress: ReturnType<typeof createProgressTimer>,
  *   chatModel: ReturnType<typeof import('../chatModel.mjs').createChatModel>,
+ *   storage: Awaited<ReturnType<typeof import('./media.mjs').startStorage>>,
  * }} parts
  * @returns {Sandbox}
  */
@@ -115,7 +117,14 @@ export function sandboxControls({
 	faults,
 	progress,
 	chatModel,
+	storage,
 }) {
+	/** @param {string} id */
+	const mediaFile = (id) => {
+		const file = api.state.mediaFiles.get(id);
+		if (!file) throw new Error(`no media file ${id}`);
+		return file;
+	};
 	return {
 		url: listening.url,
 		port: listening.port,
@@ -159,8 +168,23 @@ export function sandboxControls({
 		},
 		options: opts,
 		chatModel,
-		close() {
+		/** The storage origin: its URL, its request log, and how many requests carried a token. */
+		storage,
+		/** A file for a media message (see api/media.mjs): `{ type, size?, fileName?, mimeType?, bytes? }`. */
+		addMediaFile: (spec) => addMediaFile(api, spec),
+		mediaFile,
+		mediaSha256: (id) => mediaSha256(mediaFile(id)),
+		/** From now on the file's links answer 403, as an expired signed link does. */
+		expireMedia(id) {
+			mediaFile(id).status = 'expired';
+		},
+		/** From now on the file's links answer 404: the file is gone. */
+		deleteMedia(id) {
+			mediaFile(id).status = 'deleted';
+		},
+		async close() {
 			progress.stop();
+			await storage.close();
 			return listening.close();
 		},
 	};

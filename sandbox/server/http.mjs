@@ -7,6 +7,7 @@ import { wireAnswer } from '../alternatives.mjs';
 import { TOKEN_PATH } from './auth.mjs';
 import { parseJson, readBody } from './body.mjs';
 import { CUSTOMER_MESSAGES_PATH } from './controls.mjs';
+import { isOwnMediaPath, serveOwnMedia } from './media.mjs';
 import {
 	cutPayload,
 	faultLabel,
@@ -134,6 +135,12 @@ export function createRequestHandler({
 		if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
 		if (chatModel.handles(path)) return chatModel.handle(req, res, path);
 		if (path === CUSTOMER_MESSAGES_PATH) return await control(req, res);
+		if (isOwnMediaPath(path)) {
+			// Logged once answered; outside the API's rate limit and faults (tests count its bytes).
+			await serveOwnMedia({ api, tokens }, req, res, entry);
+			log.push(entry);
+			return;
+		}
 
 		/** @type {ApiResult} */
 		let result;

@@ -71,7 +71,8 @@ export const loadOptionsContext = (runner) =>
 
 /**
  * A trigger node bound to one sandbox, one credential and one static data object, as n8n keeps
- * them between polls. `poll(mode)` resolves to the emitted items' JSON and what the node logged;
+ * them between polls. `poll(mode)` resolves to the emitted items' JSON, their binary data and
+ * what the node logged;
  * `params` is read at each poll, so a test may change it between two. `wrapHttp` stands between
  * the node and the sandbox (to fail chosen requests).
  */
@@ -94,7 +95,8 @@ export function watcher(
 			mode,
 		});
 		const result = await trigger.poll.call(context);
-		return { items: result ? result[0].map((i) => i.json) : [], warnings };
+		const emitted = result ? result[0] : [];
+		return { items: emitted.map((i) => i.json), binaries: emitted.map((i) => i.binary), warnings };
 	};
 	return { poll, staticData, auth };
 }
@@ -146,6 +148,7 @@ export const MESSENGER_ENDPOINTS_BY_FILE = {
 		'DELETE /messages/{id}/react',
 	],
 	mediaFiles: ['POST /messages/send/media-file'],
+	media: [],
 	chats: [
 		'GET /chats/check-existing',
 		'GET /messages/chat/{chatId}',

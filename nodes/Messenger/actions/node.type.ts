@@ -9,6 +9,7 @@ export type MessengerMap = {
 		| 'sendLocation'
 		| 'sendAndWait'
 		| 'get'
+		| 'downloadMedia'
 		| 'removeReaction';
 	chat: 'checkExisting' | 'getMessages' | 'markImportant' | 'reopen';
 	contact: 'create' | 'get' | 'search' | 'updateAttribute' | 'replaceAttributes';

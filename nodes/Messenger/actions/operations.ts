@@ -13,6 +13,7 @@ export const operations: MessengerOperations = {
 		sendLocation: message.sendLocation,
 		sendAndWait: message.sendAndWait,
 		get: message.get,
+		downloadMedia: message.downloadMedia,
 		removeReaction: message.removeReaction,
 	},
 	chat: {

@@ -1,7 +1,9 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { fieldValue, missingField } from '../../shared/answerFields';
+import { asNodeError, describeFailure } from '../../shared/errors';
 import { apiRequest, path } from '../../shared/transport';
+import type { WatchEntry } from './messageSettings';
 
 /** Where Check Existing may put the chat's ID: docs/api.md's `chatId` first. */
 const CHAT_ID_FIELDS = ['chatId', 'chat_id'];
@@ -25,4 +27,32 @@ export async function chatOfPhone(
 		subject: 'The Check Existing answer for a watched phone',
 		workaround: 'Watch the chat by its ID instead of the phone (Chat → Check Existing gives it).',
 	});
+}
+
+/** The path of a chat's history. */
+export const historyPath = (chatId: string) => path`/messenger/messages/chat/${chatId}`;
+
+/** The chat an entry stands for: its ID, the chat its phone was matched to, or the phone's open chat now. */
+export async function chatIdOf(
+	context: IPollFunctions,
+	entry: WatchEntry,
+	watch: { chatId?: string } | undefined,
+): Promise<string | undefined> {
+	return (
+		entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)))
+	);
+}
+
+/** What `read` gets from a chat's history, or undefined when the API does not know the chat (404). */
+export async function unlessChatMissing<T>(
+	context: IPollFunctions,
+	read: () => Promise<T>,
+): Promise<T | undefined> {
+	try {
+		return await read();
+	} catch (error) {
+		// A 404 here means the chat does not exist (any other failure is the poll's).
+		if (describeFailure(error).status === 404) return undefined;
+		throw asNodeError(context.getNode(), error);
+	}
 }

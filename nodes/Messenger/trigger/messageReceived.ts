@@ -1,10 +1,9 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { asNodeError, describeFailure } from '../../shared/errors';
+import { asNodeError } from '../../shared/errors';
 import { listPages } from '../../shared/pagination';
 import { runPoll, triggerSetting } from '../../shared/poll';
-import { path } from '../../shared/transport';
-import { chatOfPhone } from './chatOfPhone';
+import { chatIdOf, historyPath, unlessChatMissing } from './chatOfPhone';
 import type { ChatCursor } from './messageCursor';
 import {
 	advanceCursor,
@@ -12,11 +11,13 @@ import {
 	checkedMessage,
 	isAfter,
 	isOldestFirst,
-	messageTime,
 	newestTime,
 	reachedOlder,
 } from './messageCursor';
+import type { HeldChat } from './messageDelivery';
+import { deliveredItems, deliverySettings, releaseHeld } from './messageDelivery';
 import type { MessageFilter, WatchEntry } from './messageSettings';
+import { messageSample } from './messageSample';
 import { messageFilter, receivedMessage, wanted, watchEntries } from './messageSettings';
 
 /**
@@ -31,33 +32,8 @@ export interface ChatWatch extends ChatCursor {
 
 export interface MessageWatchState {
 	chats: Record<string, ChatWatch>;
-}
-
-const historyPath = (chatId: string) => path`/messenger/messages/chat/${chatId}`;
-
-/** The chat an entry stands for: its ID, the chat its phone was matched to, or the phone's open chat now. */
-async function chatIdOf(
-	context: IPollFunctions,
-	entry: WatchEntry,
-	watch: ChatWatch | undefined,
-): Promise<string | undefined> {
-	return (
-		entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)))
-	);
-}
-
-/** What `read` gets from a chat's history, or undefined when the API does not know the chat (404). */
-async function unlessChatMissing<T>(
-	context: IPollFunctions,
-	read: () => Promise<T>,
-): Promise<T | undefined> {
-	try {
-		return await read();
-	} catch (error) {
-		// A 404 here means the chat does not exist (any other failure is the poll's).
-		if (describeFailure(error).status === 404) return undefined;
-		throw asNodeError(context.getNode(), error);
-	}
+	/** Messages held by Wait for a Pause, by chat: kept with the cursors, so a restart loses none. */
+	held?: Record<string, HeldChat>;
 }
 
 /**
@@ -185,47 +161,6 @@ export async function pollMessages(
 	return { items, state: { chats } };
 }
 
-/** The newest messages of a chat: its first page, or every page when they come oldest first. */
-async function newestMessages(
-	context: IPollFunctions,
-	chatId: string,
-	filter: MessageFilter,
-): Promise<IDataObject[]> {
-	const messages: IDataObject[] = [];
-	for await (const page of listPages.call(context, historyPath(chatId), { qs: { sort: 'desc' } })) {
-		messages.push(...page.items.map((message) => checkedMessage(message, filter)));
-		if (!isOldestFirst(page.items)) break;
-	}
-	return messages;
-}
-
-/** Fetch Test Event: the latest wanted message of the watched chats; nothing is recorded. */
-export async function messageSample(
-	context: IPollFunctions,
-	entries: WatchEntry[],
-	state: MessageWatchState | undefined,
-	filter: MessageFilter,
-): Promise<IDataObject[]> {
-	let latest: IDataObject | undefined;
-	for (const entry of entries) {
-		const watch = state?.chats[entry.key];
-		if (watch?.missing) continue;
-		const chatId = await chatIdOf(context, entry, watch);
-		if (!chatId) continue;
-		const page = await unlessChatMissing(
-			context,
-			async () => await newestMessages(context, chatId, filter),
-		);
-		if (!page) continue;
-		const matches = page.filter((message) => wanted(filter, message)).sort(byTime);
-		const match = matches[matches.length - 1];
-		if (match && (!latest || messageTime(match) > messageTime(latest.message as IDataObject))) {
-			latest = receivedMessage({ ...match, chatId: match.chatId ?? chatId }, entry.phone);
-		}
-	}
-	return latest ? [latest] : [];
-}
-
 /** The Message Received event: new messages of the watched chats, oldest first. */
 export async function pollMessageReceivedEvent(
 	context: IPollFunctions,
@@ -234,10 +169,25 @@ export async function pollMessageReceivedEvent(
 		watchEntries(context.getNodeParameter('chats', '')),
 	);
 	const filter = triggerSetting(context, () => messageFilter(context));
+	const delivery = triggerSetting(context, () => deliverySettings(context));
 	return await runPoll<MessageWatchState>(context, 'messageReceived', {
 		baseline: async () =>
 			(await pollMessages(context, entries, { chats: {} }, filter, false)).state,
-		poll: async (state) => await pollMessages(context, entries, state, filter, true),
-		sample: async (state) => await messageSample(context, entries, state, filter),
+		poll: async (state) => {
+			const polled = await pollMessages(context, entries, state, filter, true);
+			const { released, held } = releaseHeld(
+				polled.items,
+				state.held ?? {},
+				delivery.pauseSeconds,
+				Date.now(),
+			);
+			const items = await deliveredItems(context, released, delivery);
+			const kept = Object.keys(held).length ? { held } : {};
+			return { items, state: { ...polled.state, ...kept } };
+		},
+		sample: async (state) => {
+			const sample = await messageSample(context, entries, state, filter);
+			return await deliveredItems(context, sample.length ? [sample] : [], delivery);
+		},
 	});
 }

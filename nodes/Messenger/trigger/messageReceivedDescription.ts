@@ -1,8 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { valueOptions } from '../../shared/descriptions';
+import { optionsCollection, valueOptions } from '../../shared/descriptions';
+import { downloadMediaOptions } from '../../shared/mediaFiles';
 import { LIST_SEPARATORS_TEXT } from '../../shared/lists';
 import { PHONE_FORMAT_HINT } from '../../shared/phone';
+import { MAX_HELD_MESSAGES, MAX_PAUSE_SECONDS } from './messageDelivery';
 import { MAX_WATCHED_CHATS, MESSAGE_DIRECTIONS, MESSAGE_TYPES } from './messageSettings';
 
 const show = { show: { event: ['messageReceived'] } };
@@ -49,6 +51,28 @@ export const messageReceivedProperties: INodeProperties[] = [
 		default: [],
 		options: valueOptions(MESSAGE_TYPES),
 		description: 'Start the workflow only for these types of message; none chosen means every type',
+		displayOptions: show,
+	},
+	{
+		...optionsCollection([
+			...downloadMediaOptions('new message'),
+			{
+				displayName: 'Group by Chat',
+				name: 'groupByChat',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to start the workflow once per chat and poll instead of once per message: the item holds the chat's new messages in order under messages, and their texts joined in text (one line each), for an AI Agent to answer once",
+			},
+			{
+				displayName: 'Wait for a Pause (Seconds)',
+				name: 'waitForPause',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: MAX_PAUSE_SECONDS },
+				default: 0,
+				description: `Hold a chat's new messages until the customer has written nothing for this long (measured from the poll that found the last one), then hand them over together; 0 hands them over at once. Held messages are kept with the trigger's state, so a restart loses or repeats none. A chat is released at ${MAX_HELD_MESSAGES} held messages.`,
+			},
+		]),
 		displayOptions: show,
 	},
 ];

@@ -83,7 +83,7 @@ export function receivedMessage(message: IDataObject, phone: string | undefined)
 		direction: message.direction,
 		type: message.type,
 		text: textOf(message.content),
-		createdAt: message.createdAt,
+		createdAt: message.createdAt ?? message.created_at,
 		message,
 	};
 }

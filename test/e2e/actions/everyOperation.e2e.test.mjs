@@ -182,6 +182,10 @@ describe('every operation in a real n8n', { timeout: 8 * 60_000 }, () => {
 		assert.equal(reopened.status, 'open');
 		assert.equal(state.chats.find((c) => c.id === plan.closedChat.id)?.status, 'open');
 
+		// Message → Download Media: the message, its file in the binary field `data`.
+		const [downloaded] = nodeOutput(result, 'Download Media');
+		assert.deepEqual([downloaded.id, downloaded.binaryProperty], [plan.mediaMessage.id, 'data']);
+
 		// Message → Send Media by URL, then Get of the id from the previous node.
 		const [media] = nodeOutput(result, 'Send Media by URL');
 		assert.equal(media.chatId, plan.mediaChat.id);

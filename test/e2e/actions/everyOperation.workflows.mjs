@@ -114,6 +114,11 @@ export function messengerWorkflow(state, plan, suffix) {
 	plan.mediaChat = chats[3];
 	plan.locationChat = chats[0];
 	plan.fileChat = chats[2];
+	// A seeded media message: its file is served by the sandbox (token required).
+	plan.mediaMessage = state.messages.find(
+		(m) => m.type === 'document' && typeof m.content === 'object' && m.content.url,
+	);
+	assert.ok(plan.mediaMessage, 'the seed has a document message');
 	let reacted = state.messages.find((m) => m.reaction !== null && m.chatId !== plan.checkedChat.id);
 	if (!reacted) {
 		reacted = state.messages.find((m) => m.chatId !== plan.checkedChat.id);
@@ -189,6 +194,14 @@ export function messengerWorkflow(state, plan, suffix) {
 			resource: 'chat',
 			operation: 'reopen',
 			chatId: plan.closedChat.id,
+		}),
+		messenger('Download Media', {
+			resource: 'message',
+			operation: 'downloadMedia',
+			source: 'messageId',
+			messageId: plan.mediaMessage.id,
+			binaryPropertyName: 'data',
+			options: {},
 		}),
 		messenger(
 			'Send Media by URL',

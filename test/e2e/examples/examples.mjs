@@ -42,6 +42,7 @@ export const RUN_BY = {
 	'send-document-by-phone.json': 'messaging',
 	'broadcast-delivery-follow-up.json': 'messaging',
 	'reply-follow-up.json': 'messaging',
+	'customer-documents.json': 'messaging',
 	'ops-assistant.json': 'assistantAndApproval',
 	'approve-campaign-cancel.json': 'assistantAndApproval',
 };

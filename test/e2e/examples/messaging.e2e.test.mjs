@@ -1,9 +1,12 @@
 // The messaging examples in examples/ in a real n8n (the run's shared one: test/support/n8n.mjs),
 // against the sandbox, with the credential `npm start` creates, run the way the editor's "Execute
 // workflow" button runs them (REST, mode `manual`): sending a document by phone and the broadcast
-// delivery follow-up from their Manual Trigger, the reply follow-up from its Messenger Trigger,
-// which fetches a test event (a real sample from the sandbox).
+// delivery follow-up from their Manual Trigger, the reply follow-up and customer documents from
+// their Messenger Trigger, which fetches a test event (a real sample from the sandbox).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import {
@@ -189,6 +192,52 @@ describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 				[chat.id, 'outbound', 'document'],
 			);
 			assert.match(reply.content.caption, /"E2E: is the quote still valid\?"/);
+		});
+	});
+
+	describe('customer-documents', () => {
+		it('the file the customer sent is saved with its bytes, and the customer gets one answer', async () => {
+			const shipped = example('customer-documents.json');
+			// The run's n8n may write only below its files folder (npm start allows /tmp/customer-documents).
+			const workflow = structuredClone(shipped);
+			workflow.id = 'e2eExCustDocs01';
+			const save = nodeNamed(workflow, 'Save the file');
+			save.parameters.fileName = save.parameters.fileName.replace(
+				'/tmp/customer-documents',
+				ex.n8n.filesDir,
+			);
+			await ex.n8n.importWorkflows([workflow]);
+			const trigger = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messengerTrigger');
+			assert.deepEqual(
+				[trigger.parameters.options.downloadMedia, trigger.parameters.options.groupByChat],
+				[true, true],
+			);
+			const chat = ex.sandbox.state.chats.find((c) => c.phone === trigger.parameters.chats);
+			const [doc] = ex.sandbox.customerWrites({
+				chatId: chat.id,
+				type: 'document',
+				fileSize: 400_000,
+				fileName: 'Invoice 2026-11.pdf',
+				text: 'E2E: my invoice',
+			}).items;
+			const before = ex.sandbox.state.messages.length;
+			const run = await ex.runTrigger(workflow);
+			const [group] = itemsOf(run.runData, run.trigger);
+			assert.deepEqual(
+				[group.chatId, group.messageIds, group.text],
+				[chat.id, [doc.id], 'E2E: my invoice'],
+			);
+			const replies = ex.sandbox.state.messages.slice(before).filter((m) => m.chatId === chat.id);
+			assert.equal(replies.length, 1, 'one answer for the group');
+			assert.match(replies[0].content.caption, /your 1 message\(s\) and your files/);
+			const saved = readdirSync(ex.n8n.filesDir).find((f) => f.startsWith(doc.id));
+			assert.equal(saved, `${doc.id}-Invoice 2026-11.pdf`);
+			const fileId = /med_\w+/.exec(doc.content.url)[0];
+			const bytes = readFileSync(join(ex.n8n.filesDir, saved));
+			assert.equal(
+				createHash('sha256').update(bytes).digest('hex'),
+				ex.sandbox.mediaSha256(fileId),
+			);
 		});
 	});
 

@@ -24,6 +24,7 @@ describe('Messenger node description', () => {
 				})
 				.sort();
 		assert.deepEqual(operationsOf('message'), [
+			'downloadMedia',
 			'get',
 			'removeReaction',
 			'sendAndWait',

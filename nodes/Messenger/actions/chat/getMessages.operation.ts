@@ -8,7 +8,9 @@ import {
 	returnAllOrLimit,
 	sortOrderOption,
 } from '../../../shared/descriptions';
+import { downloadMediaOptions, mediaSettings, messageItems } from '../../../shared/mediaFiles';
 import { apiRequestAllItems } from '../../../shared/pagination';
+import { OutputItems } from '../../../shared/router';
 import { path } from '../../../shared/transport';
 import { requireId } from '../../../shared/validation';
 import { chatIdProperty } from '../common';
@@ -19,6 +21,7 @@ const properties: INodeProperties[] = [
 	optionsCollection([
 		additionalQueryParameters,
 		sortOrderOption('Order by the time the message was sent or received'),
+		...downloadMediaOptions('message'),
 	]),
 ];
 
@@ -27,11 +30,20 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** One output item per message of the chat. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+/**
+ * One output item per message of the chat. With Download Media, each media message carries its
+ * file; one that cannot be downloaded carries `mediaError` instead, so the list is still whole.
+ */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<IDataObject[] | OutputItems> {
 	const chatId = requireId(this.getNodeParameter('chatId', itemIndex), 'Chat ID');
-	return await apiRequestAllItems.call(this, path`/messenger/messages/chat/${chatId}`, {
+	const settings = mediaSettings(this.getNodeParameter('options', itemIndex, {}) as IDataObject);
+	const messages = await apiRequestAllItems.call(this, path`/messenger/messages/chat/${chatId}`, {
 		...listRequest.call(this, itemIndex),
 		errorContext: { resource: 'Chat', id: chatId },
 	});
+	if (!settings.download) return messages;
+	return new OutputItems(await messageItems(this, messages, settings, true));
 }

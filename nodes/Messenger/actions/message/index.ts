@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
+import * as downloadMedia from './downloadMedia.operation';
 import * as get from './get.operation';
 import * as removeReaction from './removeReaction.operation';
 import * as sendAndWait from './sendAndWait.operation';
@@ -10,6 +11,7 @@ import * as sendMediaFile from './sendMediaFile.operation';
 import * as sendMediaToPhone from './sendMediaToPhone.operation';
 
 export {
+	downloadMedia,
 	get,
 	removeReaction,
 	sendAndWait,
@@ -27,6 +29,13 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
 		options: [
+			{
+				name: 'Download Media',
+				value: 'downloadMedia',
+				description:
+					'Download the file of an image, voice note, video or document message (by ID, or the message in the input item) into binary data, e.g. for transcription, OCR or storage',
+				action: 'Download the media of a message',
+			},
 			{
 				name: 'Get',
 				value: 'get',
@@ -78,6 +87,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'sendMedia',
 	},
+	...downloadMedia.description,
 	...get.description,
 	...removeReaction.description,
 	...sendAndWait.description,

@@ -66,9 +66,12 @@ describe('exchangeClientCredentials', () => {
 			credentials,
 		);
 		assert.deepEqual(output, { [expirable.name]: 'opaque-token' });
-		assert.deepEqual(credential.authenticate.properties.headers, {
-			Authorization: `=Bearer {{$credentials.${expirable.name}}}`,
+		const stored = { ...credentials, [expirable.name]: output[expirable.name] };
+		const sent = await credential.authenticate(stored, {
+			url: '/api/v1/voice/agents',
+			baseURL: credentials.baseUrl,
 		});
+		assert.equal(sent.headers.Authorization, 'Bearer opaque-token');
 	});
 
 	for (const status of [400, 401, 403]) {
