@@ -1,7 +1,7 @@
 // Local in-memory implementation of the provider's Integration API, for tests, benchmarks and demos.
 // startSandbox puts the parts in server/ together: options, auth (tokens), rateLimit, faults,
 // http (the server and the order of checks) and controls (what tests steer it with).
-import { ROUTES, findById } from './api.mjs';
+import { ROUTES, findById, startCallCampaign } from './api.mjs';
 import { createChatModel } from './chatModel.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
 import { TOKEN_PATH, createTokenService } from './server/auth.mjs';
@@ -32,6 +32,8 @@ export { DEFAULT_OPTIONS } from './server/options.mjs';
  *   tokenRequests: () => LogEntry[],
  *   advance: (steps?: number) => void,
  *   addCampaign: (partial?: Partial<Campaign>) => Campaign,
+ *   startCallCampaign: (options?: { numbers?: number, lines?: number, name?: string }) => Campaign,
+ *   stepCalls: (steps?: number) => void,
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof import('./api.mjs').customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
@@ -86,6 +88,10 @@ export async function startSandbox(options = {}) {
 	const listening = await listen(handle, opts);
 	const progress = createProgressTimer(api, opts);
 	progress.restart();
+	// The call campaigns the options keep running start now, pending until the first step.
+	for (let i = 0; i < opts.callCampaigns; i++) {
+		startCallCampaign(api, { numbers: opts.callCampaignNumbers, lines: 2 });
+	}
 	return sandboxControls({
 		api,
 		opts,

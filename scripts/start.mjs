@@ -136,6 +136,9 @@ async function main() {
 			const server = await startSandbox({
 				port: SANDBOX_PORT,
 				progressIntervalMs: 5000,
+				// Two call campaigns always running, a call step every 5 s: calls land within a minute.
+				callStepMs: 5000,
+				callCampaigns: 2,
 				maxLogEntries: 10_000,
 				// A message the sandbox is asked to send is printed, with its links (Send and Wait).
 				onSent: (sent) => sentLines(sent).forEach(say),
