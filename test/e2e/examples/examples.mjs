@@ -44,6 +44,7 @@ export const RUN_BY = {
 	'reply-follow-up.json': 'messaging',
 	'ops-assistant.json': 'assistantAndApproval',
 	'approve-campaign-cancel.json': 'assistantAndApproval',
+	'call-follow-up.json': 'callFollowUp',
 };
 
 /**
