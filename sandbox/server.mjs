@@ -32,7 +32,7 @@ export { DEFAULT_OPTIONS } from './server/options.mjs';
  *   tokenRequests: () => LogEntry[],
  *   advance: (steps?: number) => void,
  *   addCampaign: (partial?: Partial<Campaign>) => Campaign,
- *   startCallCampaign: (options?: { numbers?: number, lines?: number, name?: string }) => Campaign,
+ *   startCallCampaign: (options?: { numbers?: number, lines?: number, name?: string, retryDelaySteps?: number }) => Campaign,
  *   stepCalls: (steps?: number) => void,
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof import('./api.mjs').customerWrites>,
  *   expireTokens: () => void,

@@ -19,6 +19,7 @@ import { insert, nowIso } from './records.mjs';
  *   records: CampaignDataRecord[],
  *   scripts: import('../data/callScripts.mjs').AttemptScript[][],
  *   lines: number,
+ *   retryDelaySteps: number,
  *   next: number,
  *   calling: number[],
  *   retries: Array<{ index: number, due: number }>,
@@ -29,7 +30,7 @@ import { insert, nowIso } from './records.mjs';
  * }} CallRun
  */
 
-/** Steps a number waits between a no_answer or busy and its retry. */
+/** Steps a number waits between a no_answer or busy and its retry (by default). */
 export const RETRY_DELAY_STEPS = 2;
 
 /**
@@ -60,11 +61,14 @@ export function newCampaign({ state, newId }, partial) {
 
 /**
  * A pending call campaign of `numbers` numbers; `lines` are called at once (each step ends that
- * many calls: 5 % of the numbers by default).
+ * many calls: 5 % of the numbers by default); a retry waits `retryDelaySteps` steps.
  * @param {ApiContext} api
- * @param {{ numbers?: number, lines?: number, name?: string }} [options]
+ * @param {{ numbers?: number, lines?: number, name?: string, retryDelaySteps?: number }} [options]
  */
-export function startCallCampaign(api, { numbers = 40, lines, name } = {}) {
+export function startCallCampaign(
+	api,
+	{ numbers = 40, lines, name, retryDelaySteps = RETRY_DELAY_STEPS } = {},
+) {
 	const count = Math.max(1, Math.floor(numbers));
 	const campaign = newCampaign(api, name ? { name } : {});
 	if (!name) campaign.name = `Calls ${campaign.name.replace('Sandbox campaign ', '#')}`;
@@ -77,6 +81,7 @@ export function startCallCampaign(api, { numbers = 40, lines, name } = {}) {
 		records,
 		scripts: records.map((_, i) => callScript(api.seed, campaign.id, i)),
 		lines: Math.max(1, Math.floor(lines ?? Math.round(count * 0.05))),
+		retryDelaySteps,
 		next: 0,
 		calling: [],
 		retries: [],
@@ -135,7 +140,7 @@ function stepRun(run) {
 			result: script.result,
 		});
 		if (record.attempts < run.scripts[index].length)
-			run.retries.push({ index, due: run.step + RETRY_DELAY_STEPS });
+			run.retries.push({ index, due: run.step + run.retryDelaySteps });
 	}
 	run.calling = [];
 	while (run.calling.length < run.lines && run.retries[0]?.due <= run.step) {
