@@ -11,6 +11,7 @@ import {
 	tokenRequests,
 	triggerRequestsPerPoll,
 } from './requestCounts.mjs';
+import { measureCallResults } from './callResults.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
@@ -112,6 +113,22 @@ add(
 	'50',
 	`3 of the chats receiving 250 messages each: ${messages.burst} requests (goal 50 + 6 extra pages), ${messages.emitted} messages reported`,
 );
+
+for (const { numbers, trigger: calls, everyPage } of await measureCallResults()) {
+	const label = `Call Finished, a running campaign of ${numbers.toLocaleString('en-US')} numbers (5 % ending a minute)`;
+	add(
+		`${label}: requests per poll / reading every page`,
+		(calls.requests / everyPage.requests).toFixed(2),
+		'<= 1',
+		`${calls.requests.toFixed(1)} (at most ${calls.maxRequests}) vs ${everyPage.requests.toFixed(1)} a poll; floor (one read of each page that changed, an API sorting by last change): ${calls.floor.toFixed(1)}, ${(calls.requests / calls.floor).toFixed(1)}× it`,
+	);
+	add(
+		`${label}: polls until a result is reported`,
+		calls.lag.toFixed(2),
+		'<= 3',
+		`at most ${calls.maxLag}; every page each poll: ${everyPage.lag.toFixed(2)}; ${calls.attempts} attempts over ${calls.polls} polls, lost ${calls.lost}, doubled ${calls.doubled} (every page: lost ${everyPage.lost}, doubled ${everyPage.doubled})`,
+	);
+}
 
 const cpu = await measureCpuPerItem({ items: 1000, runs: 3 });
 add(

@@ -16,8 +16,32 @@
  *   sendAnswer: 'message' | 'empty',
  *   mediaLinks: 'own' | 'storage' | 'redirect',
  *   mediaHeaders: 'full' | 'bare',
+ *   callRecordShape: 'decisions' | 'snake' | 'minimal' | 'unknown',
+ *   callDataOrder: 'upload' | 'last-change',
+ *   callDataPaging: 'pages' | 'all',
  * }} Alternatives
  */
+
+/** What the campaign data's alternatives change (Call Finished reads the data), by flag. */
+const CALL_DATA_SAYS = {
+	'call-record-shape':
+		'campaign data records as { phoneNumber, status, attempts, durationSeconds, result, calledAt }, as { phone, status, attempts, duration_seconds, result, called_at }, without attempts and calledAt, or as { msisdn, outcome, tries } (names no trigger reads)',
+	'call-data-order':
+		'campaign data in the order the numbers were uploaded, or the last changed first (pages shift while they are read); sort is ignored either way',
+	'call-data-paging':
+		'campaign data in pages as page and limit ask, or every record in one answer whatever they ask',
+};
+
+/**
+ * A campaign-data alternative: its flag and values, the first of them the default.
+ * @param {keyof typeof CALL_DATA_SAYS} flag @param {string[]} values
+ */
+const callDataChoice = (flag, values) => ({
+	flag,
+	default: values[0],
+	values,
+	says: CALL_DATA_SAYS[flag],
+});
 
 /**
  * option → its CLI flag, default (docs/api.md), allowed values (or kind) and what it changes.
@@ -96,6 +120,14 @@ export const ALTERNATIVES = Object.freeze({
 		values: ['full', 'bare'],
 		says: 'media files come with Content-Type, Content-Length and Content-Disposition (the file name), or only as application/octet-stream, chunked, without a length or a name',
 	},
+	callRecordShape: callDataChoice('call-record-shape', [
+		'decisions',
+		'snake',
+		'minimal',
+		'unknown',
+	]),
+	callDataOrder: callDataChoice('call-data-order', ['upload', 'last-change']),
+	callDataPaging: callDataChoice('call-data-paging', ['pages', 'all']),
 });
 
 /** @type {Alternatives} */

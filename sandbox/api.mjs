@@ -38,6 +38,7 @@ export { MAX_UPLOAD_BYTES } from './api/multipart.mjs';
 export { advanceOnce, campaignFate, transitionCampaign } from './api/transitions.mjs';
 export { CUSTOMER_MESSAGE_TYPES, MAX_CUSTOMER_MESSAGES, customerWrites } from './api/customer.mjs';
 export { sentLines } from './api/sent.mjs';
+export { newCampaign, startCallCampaign, stepCalls } from './api/calls.mjs';
 
 /**
  * @typedef {import('./data.mjs').SandboxState} SandboxState

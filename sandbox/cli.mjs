@@ -26,6 +26,14 @@ const NUMERIC_FLAGS = /** @type {const} */ ({
 		DEFAULT_OPTIONS.tokenLifetimeSeconds,
 	],
 	'progress-ms': ['SANDBOX_PROGRESS_MS', 'progressIntervalMs', 5000],
+	// Call campaigns whose calls land while you watch (sandbox/README.md).
+	'call-step-ms': ['SANDBOX_CALL_STEP_MS', 'callStepMs', 5000],
+	'call-campaigns': ['SANDBOX_CALL_CAMPAIGNS', 'callCampaigns', 2],
+	'call-numbers': [
+		'SANDBOX_CALL_NUMBERS',
+		'callCampaignNumbers',
+		DEFAULT_OPTIONS.callCampaignNumbers,
+	],
 	'rate-limit': ['SANDBOX_RATE_LIMIT', 'rateLimitPerMinute', DEFAULT_OPTIONS.rateLimitPerMinute],
 	'token-rate-limit': [
 		'SANDBOX_TOKEN_RATE_LIMIT',
@@ -231,6 +239,7 @@ Demo clients:
 ${rows.join('\n')}
 
 Token lifetime ${options.tokenLifetimeSeconds}s, rate limits ${options.rateLimitPerMinute}/min (API) and ${options.tokenRateLimitPerMinute}/min (token), progression every ${options.progressIntervalMs || 'never'}${options.progressIntervalMs ? 'ms' : ''}, seed ${options.seed}.
+Call campaigns: ${options.callCampaigns} kept running (${options.callCampaignNumbers} numbers each, 2 lines), a call step every ${options.callStepMs || 'never'}${options.callStepMs ? 'ms' : ''}.
 Press Ctrl+C to stop.`);
 
 let stopping = false;

@@ -40,6 +40,7 @@
  *   whatsappNumbers: WhatsappNumber[],
  *   uploads: Upload[],
  *   sent: SentMessage[],
+ *   callRuns: Map<string, import('./api/calls.mjs').CallRun>,
  * }} SandboxState
  *
  * @typedef {import('./data/random.mjs').Random} Random
@@ -47,5 +48,11 @@
 
 export { createIdFactory, createRandom, hashString, iso, mulberry32 } from './data/random.mjs';
 export { INBOUND_TEXTS } from './data/words.mjs';
-export { CampaignDataStore, finishedCall, generateCampaignData } from './data/campaignData.mjs';
+export {
+	CampaignDataStore,
+	finishedCall,
+	generateCampaignData,
+	pendingCall,
+} from './data/campaignData.mjs';
 export { SEED_EPOCH_MS, createSeedState } from './data/seed.mjs';
+export { MAX_ATTEMPTS, callNumbers, callScript } from './data/callScripts.mjs';

@@ -1,7 +1,7 @@
 // Local in-memory implementation of the provider's Integration API, for tests, benchmarks and demos.
 // startSandbox puts the parts in server/ together: options, auth (tokens), rateLimit, faults,
 // http (the server and the order of checks) and controls (what tests steer it with).
-import { ROUTES, findById } from './api.mjs';
+import { ROUTES, findById, startCallCampaign } from './api.mjs';
 import { serveSeedMedia } from './api/media.mjs';
 import { createChatModel } from './chatModel.mjs';
 import { createIdFactory, createRandom, createSeedState, hashString } from './data.mjs';
@@ -34,6 +34,8 @@ export { DEFAULT_OPTIONS } from './server/options.mjs';
  *   tokenRequests: () => LogEntry[],
  *   advance: (steps?: number) => void,
  *   addCampaign: (partial?: Partial<Campaign>) => Campaign,
+ *   startCallCampaign: (options?: { numbers?: number, lines?: number, name?: string, retryDelaySteps?: number }) => Campaign,
+ *   stepCalls: (steps?: number) => void,
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof import('./api.mjs').customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,
@@ -97,6 +99,10 @@ export async function startSandbox(options = {}) {
 	serveSeedMedia(api);
 	const progress = createProgressTimer(api, opts);
 	progress.restart();
+	// The call campaigns the options keep running start now, pending until the first step.
+	for (let i = 0; i < opts.callCampaigns; i++) {
+		startCallCampaign(api, { numbers: opts.callCampaignNumbers, lines: 2 });
+	}
 	return sandboxControls({
 		api,
 		opts,

@@ -50,7 +50,37 @@ export const BANNER_EXAMPLES = Object.freeze({
 	assistant: 'ops-assistant.json',
 	customer: 'reply-follow-up.json',
 	approval: 'approve-campaign-cancel.json',
+	calls: 'call-follow-up.json',
 });
+
+/** The data table examples/call-follow-up.json writes answered calls to (by its name). */
+export const ANSWERED_CALLS_TABLE = Object.freeze({
+	name: 'Answered calls',
+	columns: [
+		...['phoneNumber', 'campaign', 'result'].map((name) => ({ name, type: 'string' })),
+		{ name: 'durationSeconds', type: 'number' },
+		{ name: 'calledAt', type: 'string' },
+	],
+});
+
+/**
+ * Makes sure the owner's personal project has the data table `table` ({ name, columns }), through
+ * n8n's REST API (`/rest/projects/personal`, then its `data-tables`); one of that name is kept as
+ * it is. Resolves to the table's id and the project's.
+ * @param {Rest} rest
+ * @param {{ name: string, columns: Array<{ name: string, type: string }> }} table
+ * @returns {Promise<{ id: string, projectId: string, created: boolean }>}
+ */
+export async function ensureDataTable(rest, { name, columns }) {
+	const { id: projectId } = await rest('GET', '/rest/projects/personal');
+	const base = `/rest/projects/${encodeURIComponent(projectId)}/data-tables`;
+	/** @type {{ data: Array<{ id: string, name: string }> }} */
+	const listed = await rest('GET', base);
+	const found = listed.data.find((table) => table.name === name);
+	if (found) return { id: found.id, projectId, created: false };
+	const created = await rest('POST', base, { name, columns });
+	return { id: created.id, projectId, created: true };
+}
 
 /**
  * The name of the example in `file` (the banner quotes it as the editor shows it).

@@ -25,7 +25,9 @@ import { packOnChange, packPackage } from '../tools/pack.mjs';
 import { ROOT } from '../tools/processes.mjs';
 import { sandboxCredential, sandboxModelCredential } from '../tools/workflows.mjs';
 import {
+	ANSWERED_CALLS_TABLE,
 	BANNER_EXAMPLES,
+	ensureDataTable,
 	exampleName,
 	importMissingExamples,
 	isInstalled,
@@ -139,6 +141,9 @@ async function main() {
 			const server = await startSandbox({
 				port: SANDBOX_PORT,
 				progressIntervalMs: 5000,
+				// Two call campaigns always running, a call step every 5 s: calls land within a minute.
+				callStepMs: 5000,
+				callCampaigns: 2,
 				maxLogEntries: 10_000,
 				// A message the sandbox is asked to send is printed, with its links (Send and Wait).
 				onSent: (sent) => sentLines(sent).forEach(say),
@@ -181,7 +186,7 @@ async function main() {
 		return ready;
 	});
 
-	const { imported, kept } = await step(
+	const { imported, kept, table } = await step(
 		'examples',
 		'credentials, and the examples n8n lacks',
 		async () => {
@@ -196,7 +201,9 @@ async function main() {
 			];
 			const found = await Promise.all(records.map((record) => upsertCredential(rest, record)));
 			const ids = new Map(records.map((record, index) => [record.id, found[index].id]));
-			return importMissingExamples(rest, examples, ids);
+			// The call follow-up example writes answered calls to an n8n data table of this name.
+			const table = await ensureDataTable(rest, ANSWERED_CALLS_TABLE);
+			return { ...(await importMissingExamples(rest, examples, ids)), table };
 		},
 	);
 
@@ -220,6 +227,9 @@ async function main() {
 	);
 	say(
 		`  approval   run "${approval}": the message the sandbox is asked to send is printed here with its link; open it to approve or decline (Send and Wait for Response)`,
+	);
+	say(
+		`  calls      publish "${exampleName(examples, BANNER_EXAMPLES.calls)}": two call campaigns keep calling in the sandbox (a step every 5 s); within a minute or two the missed calls get a WhatsApp template (printed here) and answered ones fill the data table "${ANSWERED_CALLS_TABLE.name}"${table.created ? ' (created now)' : ''}`,
 	);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');

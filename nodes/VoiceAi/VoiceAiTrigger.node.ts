@@ -11,6 +11,8 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { campaignStatusOptions } from './actions/common';
 import { searchCampaigns } from './methods/listSearch';
 import { pollBalance } from './trigger/balance';
+import { pollCallFinished } from './trigger/callFinished';
+import { callFinishedProperties } from './trigger/callFinishedDescription';
 import { pollCreated, pollStatusChanges } from './trigger/campaignEvents';
 
 export class VoiceAiTrigger implements INodeType {
@@ -22,7 +24,7 @@ export class VoiceAiTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["event"] }}',
 		description:
-			'Voice AI agents and call campaigns: start a workflow when a campaign changes status or is created, or the balance runs low',
+			'Voice AI agents and call campaigns: start a workflow when a call ends, a campaign changes status or is created, or the balance runs low',
 		defaults: { name: 'Voice AI Trigger' },
 		polling: true,
 		inputs: [],
@@ -54,6 +56,12 @@ export class VoiceAiTrigger implements INodeType {
 						description: 'A campaign was created',
 					},
 					{
+						name: 'Call Finished',
+						value: 'callFinished',
+						description:
+							'A call of a campaign ended (answered, no answer, busy or failed): one execution item per call attempt',
+					},
+					{
 						name: 'Balance Low',
 						value: 'balanceLow',
 						description:
@@ -66,7 +74,7 @@ export class VoiceAiTrigger implements INodeType {
 				name: 'campaignScope',
 				type: 'options',
 				default: 'all',
-				displayOptions: { show: { event: ['campaignStatusChanged'] } },
+				displayOptions: { show: { event: ['campaignStatusChanged', 'callFinished'] } },
 				options: [
 					{ name: 'All Campaigns', value: 'all' },
 					{ name: 'Chosen Campaigns', value: 'chosen' },
@@ -80,7 +88,9 @@ export class VoiceAiTrigger implements INodeType {
 				default: [],
 				description:
 					'The campaigns to watch. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-				displayOptions: { show: { event: ['campaignStatusChanged'], campaignScope: ['chosen'] } },
+				displayOptions: {
+					show: { event: ['campaignStatusChanged', 'callFinished'], campaignScope: ['chosen'] },
+				},
 			},
 			{
 				displayName: 'Only These Statuses',
@@ -92,6 +102,7 @@ export class VoiceAiTrigger implements INodeType {
 					'Fire only when a campaign reaches one of these statuses; none chosen means any status',
 				displayOptions: { show: { event: ['campaignStatusChanged'] } },
 			},
+			...callFinishedProperties,
 			{
 				displayName: 'Measure',
 				name: 'metric',
@@ -129,6 +140,7 @@ export class VoiceAiTrigger implements INodeType {
 		const event = this.getNodeParameter('event') as string;
 		if (event === 'campaignStatusChanged') return await pollStatusChanges(this);
 		if (event === 'newCampaign') return await pollCreated(this);
+		if (event === 'callFinished') return await pollCallFinished(this);
 		if (event === 'balanceLow') return await pollBalance(this);
 		throw new NodeOperationError(this.getNode(), `Unknown event "${event}"`);
 	}

@@ -120,6 +120,8 @@ export interface PageOptions extends ApiRequestOptions {
 	firstPage?: number;
 	/** The query of the first page instead (a next link's, from an earlier nextQuery). */
 	startQuery?: IDataObject;
+	/** Records move while read (sorted by last change): a page of repeats does not end the loop. */
+	pagesMayShift?: boolean;
 }
 
 /** The smallest page size list APIs commonly use (docs/api.md's default `limit`). */
@@ -172,7 +174,13 @@ export async function* listPages(
 	path: string,
 	options: PageOptions = {},
 ): AsyncGenerator<FetchedPage> {
-	const { pageSize = MAX_PAGE_SIZE, firstPage = 1, startQuery, ...request } = options;
+	const {
+		pageSize = MAX_PAGE_SIZE,
+		firstPage = 1,
+		startQuery,
+		pagesMayShift,
+		...request
+	} = options;
 	let page = Math.max(1, Math.floor(firstPage));
 	let query: IDataObject = startQuery ?? { page, limit: pageSize };
 	let previous: ListPage | undefined;
@@ -185,7 +193,8 @@ export async function* listPages(
 		});
 		const listed = toListPage(response);
 		const keys = listed.items.map(recordKey);
-		if (previous && keys.length > 0 && keys.every((key) => read.has(key))) {
+		const repeated = keys.length > 0 && keys.every((key) => read.has(key));
+		if (previous && repeated && !(pagesMayShift && claimsMore(listed))) {
 			// The API ignored the page asked for: silent about its pages, it had sent them all.
 			if (claimsMore(previous)) throw cannotFollow(path, page, previous);
 			return;

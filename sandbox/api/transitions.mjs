@@ -1,5 +1,6 @@
 // How campaigns and broadcast messages move on: by `advance()`, the progress timer or a cancel.
 import { createRandom, finishedCall, hashString } from '../data.mjs';
+import { isCallCampaign } from './calls.mjs';
 import { nowIso } from './records.mjs';
 
 /**
@@ -70,6 +71,8 @@ function broadcastFate(api, message) {
  */
 export function advanceOnce(api) {
 	for (const campaign of api.state.campaigns) {
+		// Call campaigns move by their calls (calls.mjs).
+		if (isCallCampaign(api, campaign.id)) continue;
 		if (campaign.status === 'pending') transitionCampaign(api, campaign, 'in_progress');
 		else if (campaign.status === 'in_progress')
 			transitionCampaign(api, campaign, campaignFate(api, campaign));

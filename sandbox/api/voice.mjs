@@ -1,6 +1,7 @@
 // Voice endpoints: agents, campaigns (cancel, per-number data), billing balance and trends.
 import { balanceAnswer } from '../alternatives.mjs';
 import { createRandom, hashString } from '../data.mjs';
+import { callDataAnswer } from './calls.mjs';
 import { HttpError, failIfAny } from './errors.mjs';
 import { findById } from './records.mjs';
 import { transitionCampaign } from './transitions.mjs';
@@ -74,8 +75,7 @@ export function getCampaignData(api, input) {
 	const campaign = requireCampaign(api, input.params.id);
 	const paging = parsePaging(input.query, { sortable: false });
 	failIfAny(paging.errors);
-	const records = api.state.campaignData.get(campaign.id) ?? [];
-	return { status: 200, body: pageOf(api, input, records, { ...paging, sort: 'asc' }) };
+	return { status: 200, body: callDataAnswer(api, input, campaign, paging) };
 }
 
 /** @type {Handler} */

@@ -113,5 +113,7 @@ ${columns([
 
 ${paragraph('Every message the sandbox is asked to send is printed (even with --quiet): a broadcast (text or template, Send and Wait for Response) with each link in it on a line of its own, to open and answer; a message to a chat or phone (media, file, location) in one line.')}
 
-${paragraph('--progress-ms 0 stops campaigns and broadcast messages from progressing on their own; --rate-limit 0 and --token-rate-limit 0 disable the limits.')}`;
+${paragraph('--progress-ms 0 stops campaigns and broadcast messages from progressing on their own; --rate-limit 0 and --token-rate-limit 0 disable the limits.')}
+
+${paragraph('Call campaigns: --call-campaigns of them are kept running, each of --call-numbers numbers called two at a time; at every step (--call-step-ms) the calls on a line end (answered, no_answer, busy or failed), some are retried two steps later, and the next numbers are called. --call-step-ms 0 stops them.')}`;
 }

@@ -55,18 +55,24 @@ export function generateCampaignData(campaign, seed) {
 				calledAt: null,
 			});
 		} else {
-			records.push({
-				phoneNumber,
-				status: 'pending',
-				attempts: 0,
-				durationSeconds: 0,
-				result: null,
-				calledAt: null,
-			});
+			records.push(pendingCall(phoneNumber));
 		}
 	}
 	return records;
 }
+
+/**
+ * A number not called yet.
+ * @param {string} phoneNumber @returns {CampaignDataRecord}
+ */
+export const pendingCall = (phoneNumber) => ({
+	phoneNumber,
+	status: 'pending',
+	attempts: 0,
+	durationSeconds: 0,
+	result: null,
+	calledAt: null,
+});
 
 /**
  * @param {Random} random @param {string} phoneNumber @param {string} calledAt

@@ -320,5 +320,6 @@ export function createSeedState(options, newId, findCampaign) {
 		whatsappNumbers,
 		uploads: [],
 		sent: [],
+		callRuns: new Map(),
 	};
 }

@@ -1,6 +1,13 @@
 // What tests and demos steer a running sandbox with, outside the API: the control endpoint where
 // a customer writes, the progress timer, and the methods of the object startSandbox returns.
-import { HttpError, advanceOnce, customerWrites, insert } from '../api.mjs';
+import {
+	HttpError,
+	advanceOnce,
+	customerWrites,
+	newCampaign,
+	startCallCampaign,
+	stepCalls,
+} from '../api.mjs';
 import { parseJson, readBody } from './body.mjs';
 import { createFaultInjector } from './faults.mjs';
 import { setOptions } from './options.mjs';
@@ -42,53 +49,33 @@ export async function writeAsCustomer(api, req, res) {
 }
 
 /**
- * Campaigns and broadcast messages move on every `progressIntervalMs` (0: only by `advance()`).
- * @param {ApiContext} api @param {{ progressIntervalMs: number }} opts
+ * Campaigns and broadcast messages move on every `progressIntervalMs`, call campaigns every
+ * `callStepMs` (0: only by `advance()` and `stepCalls()`).
+ * @param {ApiContext} api @param {{ progressIntervalMs: number, callStepMs: number }} opts
  */
 export function createProgressTimer(api, opts) {
-	/** @type {NodeJS.Timeout | undefined} */
-	let timer;
+	/** @type {NodeJS.Timeout[]} */
+	let timers = [];
 	const stop = () => {
-		if (timer) clearInterval(timer);
-		timer = undefined;
+		for (const timer of timers) clearInterval(timer);
+		timers = [];
+	};
+	/** @param {number} ms @param {() => void} move */
+	const every = (ms, move) => {
+		if (ms <= 0) return;
+		const timer = setInterval(move, ms);
+		timer.unref();
+		timers.push(timer);
 	};
 	return {
-		/** (Re)starts the timer with the interval the options say now. */
+		/** (Re)starts the timers with the intervals the options say now. */
 		restart() {
 			stop();
-			if (opts.progressIntervalMs > 0) {
-				timer = setInterval(() => advanceOnce(api), opts.progressIntervalMs);
-				timer.unref();
-			}
+			every(opts.progressIntervalMs, () => advanceOnce(api));
+			every(opts.callStepMs, () => stepCalls(api));
 		},
 		stop,
 	};
-}
-
-/**
- * A new campaign, pending, newer than every other one (list pages rely on that order).
- * @param {ApiContext} api @param {Partial<Campaign>} partial
- */
-function addCampaign({ state, newId }, partial) {
-	const campaigns = state.campaigns;
-	const newest = campaigns.length > 0 ? Date.parse(campaigns[campaigns.length - 1].createdAt) : 0;
-	const at = new Date(Math.max(Date.now(), newest + 1)).toISOString();
-	const number = campaigns.length + 1;
-	/** @type {Campaign} */
-	const campaign = {
-		id: newId('cmp'),
-		name: `Sandbox campaign ${number}`,
-		status: 'pending',
-		agentName: state.agents[state.agents.length - 1]?.name ?? 'Sales Lucia',
-		mode: 'immediate',
-		numberDid: campaigns[campaigns.length - 1]?.numberDid ?? '+34910000000',
-		createdAt: at,
-		updatedAt: at,
-		fileName: `sandbox-campaign-${number}-numbers.csv`,
-		startDate: at,
-		...partial,
-	};
-	return insert(campaigns, campaign);
 }
 
 /**
@@ -146,7 +133,13 @@ export function sandboxControls({
 			return customerWrites(api, options);
 		},
 		addCampaign(partial = {}) {
-			return addCampaign(api, partial);
+			return newCampaign(api, partial);
+		},
+		startCallCampaign(options = {}) {
+			return startCallCampaign(api, options);
+		},
+		stepCalls(steps = 1) {
+			for (let i = 0; i < steps; i++) stepCalls(api);
 		},
 		expireTokens() {
 			tokens.expireAll();
@@ -164,7 +157,8 @@ export function sandboxControls({
 		},
 		setOptions(partial) {
 			setOptions(opts, partial);
-			if (partial.progressIntervalMs !== undefined) progress.restart();
+			if (partial.progressIntervalMs !== undefined || partial.callStepMs !== undefined)
+				progress.restart();
 		},
 		options: opts,
 		chatModel,

@@ -10,6 +10,9 @@ import { ALTERNATIVES, DEFAULT_ALTERNATIVES, checkAlternative } from '../alterna
  *   rateLimitPerMinute?: number,
  *   tokenRateLimitPerMinute?: number,
  *   progressIntervalMs?: number,
+ *   callStepMs?: number,
+ *   callCampaigns?: number,
+ *   callCampaignNumbers?: number,
  *   seed?: number,
  *   agentCount?: number,
  *   campaignCount?: number,
@@ -31,6 +34,11 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	rateLimitPerMinute: 100,
 	tokenRateLimitPerMinute: 10,
 	progressIntervalMs: 0,
+	// Call campaigns (api/calls.mjs): a step every callStepMs (0: only by stepCalls()), and how
+	// many of callCampaignNumbers numbers to keep running (0: only those a test starts).
+	callStepMs: 0,
+	callCampaigns: 0,
+	callCampaignNumbers: 40,
 	seed: 1,
 	agentCount: 25,
 	campaignCount: 30,
@@ -52,6 +60,9 @@ export const SETTABLE_OPTIONS = /** @type {const} */ ([
 	'countRefusedRequests',
 	'tokenRateLimitPerMinute',
 	'progressIntervalMs',
+	'callStepMs',
+	'callCampaigns',
+	'callCampaignNumbers',
 	'maxLogEntries',
 	'maxUploadBytes',
 ]);

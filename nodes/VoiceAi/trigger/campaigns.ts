@@ -43,7 +43,7 @@ function asCampaign(record: IDataObject): Campaign {
 	};
 }
 
-function isActive(campaign: Campaign): boolean {
+export function isActive(campaign: Campaign): boolean {
 	return (ACTIVE_STATUSES as readonly string[]).includes(campaign.status);
 }
 
@@ -180,14 +180,14 @@ async function finalState(context: IPollFunctions, id: string): Promise<Campaign
 }
 
 /**
- * One poll of campaign statuses. The cost does not grow with the number of campaigns: the
- * newest-first page, the pending and in-progress lists, and a single GET for each campaign
- * that left the active set since the last poll (to learn how it ended).
+ * The campaigns one poll sees, by id: those created since the marker, those pending or in
+ * progress, and how each one that left the active set since the last poll ended (one GET each;
+ * a deleted one is left out). The cost does not grow with the number of campaigns.
  */
-export async function pollCampaignStatuses(
+export async function campaignsNow(
 	context: IPollFunctions,
 	state: CampaignWatchState,
-): Promise<{ changes: StatusChange[]; state: CampaignWatchState }> {
+): Promise<{ now: Map<string, Campaign>; state: CampaignWatchState }> {
 	const [created, active] = await Promise.all([
 		state.newest ? campaignsCreatedSince(context, state.newest) : newestCampaigns(context),
 		activeCampaigns(context),
@@ -199,9 +199,22 @@ export async function pollCampaignStatuses(
 		const campaign = await finalState(context, id);
 		if (campaign) now.set(id, campaign);
 	}
-
-	const changes: StatusChange[] = [];
 	const nextActive: Record<string, string> = {};
+	for (const campaign of now.values()) {
+		if (isActive(campaign)) nextActive[campaign.id] = campaign.status;
+	}
+	// The marker moves with what discovery saw only: a campaign met first in the active lists
+	// (created during this poll) is still found, and so still announced, by the next discovery.
+	return { now, state: { active: nextActive, newest: markerOf(created, state.newest) } };
+}
+
+/** One poll of campaign statuses: each campaign whose status differs from the last poll's. */
+export async function pollCampaignStatuses(
+	context: IPollFunctions,
+	state: CampaignWatchState,
+): Promise<{ changes: StatusChange[]; state: CampaignWatchState }> {
+	const { now, state: next } = await campaignsNow(context, state);
+	const changes: StatusChange[] = [];
 	for (const campaign of now.values()) {
 		const known = Object.prototype.hasOwnProperty.call(state.active, campaign.id);
 		const previousStatus = known ? state.active[campaign.id] : null;
@@ -209,9 +222,6 @@ export async function pollCampaignStatuses(
 		if (known ? previousStatus !== campaign.status : campaign.status !== 'pending') {
 			changes.push(statusChange(campaign, previousStatus));
 		}
-		if (isActive(campaign)) nextActive[campaign.id] = campaign.status;
 	}
-	// The marker moves with what discovery saw only: a campaign met first in the active lists
-	// (created during this poll) is still found, and so still announced, by the next discovery.
-	return { changes, state: { active: nextActive, newest: markerOf(created, state.newest) } };
+	return { changes, state: next };
 }

@@ -45,6 +45,7 @@ export const RUN_BY = {
 	'customer-documents.json': 'messaging',
 	'ops-assistant.json': 'assistantAndApproval',
 	'approve-campaign-cancel.json': 'assistantAndApproval',
+	'call-follow-up.json': 'callFollowUp',
 };
 
 /**

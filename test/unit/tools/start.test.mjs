@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 
 import {
+	ANSWERED_CALLS_TABLE,
 	BANNER_EXAMPLES,
+	ensureDataTable,
 	exampleName,
 	importMissingExamples,
 	isInstalled,
@@ -211,6 +213,33 @@ describe('credentials and examples through the REST API', () => {
 			/→ 500/,
 		);
 		assert.ok(!calls.some(([method]) => method === 'POST'));
+	});
+});
+
+describe('the data table of the call follow-up example', () => {
+	it('is created in the personal project when it is missing, and kept when it is there', async () => {
+		const base = '/rest/projects/p1/data-tables';
+		const missing = fakeRest({
+			'GET /rest/projects/personal': { id: 'p1' },
+			[`GET ${base}`]: { count: 1, data: [{ id: 't0', name: 'Other' }] },
+			[`POST ${base}`]: { id: 't1' },
+		});
+		assert.deepEqual(await ensureDataTable(missing.rest, ANSWERED_CALLS_TABLE), {
+			id: 't1',
+			projectId: 'p1',
+			created: true,
+		});
+		assert.deepEqual(missing.calls.at(-1), ['POST', base, ANSWERED_CALLS_TABLE]);
+		const there = fakeRest({
+			'GET /rest/projects/personal': { id: 'p1' },
+			[`GET ${base}`]: { count: 1, data: [{ id: 't1', name: ANSWERED_CALLS_TABLE.name }] },
+		});
+		assert.deepEqual(await ensureDataTable(there.rest, ANSWERED_CALLS_TABLE), {
+			id: 't1',
+			projectId: 'p1',
+			created: false,
+		});
+		assert.equal(there.calls.length, 2);
 	});
 });
 

@@ -1,0 +1,66 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { valueOptions } from '../../shared/descriptions';
+import { MAX_PAGE_SIZE } from '../../shared/pagination';
+import { CALL_OUTCOMES } from './callRecords';
+
+/** Report: every ended attempt, or each number's final outcome only. */
+export const REPORT_MODES = ['everyAttempt', 'finalOutcome'] as const;
+
+/** Data Requests per Poll: the default leaves room in the API's 100 requests a minute. */
+export const DEFAULT_DATA_REQUESTS_PER_POLL = 20;
+export const MAX_DATA_REQUESTS_PER_POLL = 100;
+/** Requests a poll makes to find the campaigns to read (newest, pending and in-progress lists). */
+export const CAMPAIGN_LIST_REQUESTS = 3;
+
+const show = { show: { event: ['callFinished'] } };
+
+/** The parameters of the Call Finished event. */
+export const callFinishedProperties: INodeProperties[] = [
+	{
+		displayName: `Each poll makes ${CAMPAIGN_LIST_REQUESTS} requests to find the campaigns, 1 more for each campaign that ended since the last poll, and at most Data Requests per Poll reads of call data (${MAX_PAGE_SIZE} numbers each); what it cannot read is read at the next polls. The first poll after activation reads all the data of the campaigns running then, once.`,
+		name: 'callFinishedNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Outcomes',
+		name: 'outcomes',
+		type: 'multiOptions',
+		default: [],
+		options: valueOptions(CALL_OUTCOMES),
+		description: 'Fire only for calls that ended this way; none chosen means every outcome',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Report',
+		name: 'report',
+		type: 'options',
+		default: 'everyAttempt',
+		options: [
+			{
+				name: 'Every Attempt',
+				value: 'everyAttempt',
+				description:
+					'Each call attempt that ended; a retried number fires again with its new attempts',
+			},
+			{
+				name: 'Final Outcome Only',
+				value: 'finalOutcome',
+				description:
+					"An answered call at once; another outcome once the campaign has ended (the number's last attempt)",
+			},
+		],
+		displayOptions: show,
+	},
+	{
+		displayName: 'Data Requests per Poll',
+		name: 'dataRequestsPerPoll',
+		type: 'number',
+		default: DEFAULT_DATA_REQUESTS_PER_POLL,
+		typeOptions: { minValue: 1, maxValue: MAX_DATA_REQUESTS_PER_POLL },
+		description: `At most this many reads of campaign data per poll (${MAX_PAGE_SIZE} numbers each); the rest is read at the next polls, and nothing is lost or reported twice`,
+		displayOptions: show,
+	},
+];

@@ -1,0 +1,228 @@
+// Call campaigns whose calls progress over time: each step, the numbers being called end
+// (answered, no_answer, busy, failed), some of them are retried later (attempts + 1), free lines
+// call the next numbers, and the campaign completes when every number is done. Steps come from
+// `stepCalls()` (tests, the bench) or the sandbox's call timer (`callStepMs`, the demo).
+import { MAX_ATTEMPTS, callNumbers, callScript, pendingCall } from '../data.mjs';
+import { pageOf } from './validation.mjs';
+import { insert, nowIso } from './records.mjs';
+
+/**
+ * @typedef {import('../api.mjs').ApiContext} ApiContext
+ * @typedef {import('../api.mjs').RequestInput} RequestInput
+ * @typedef {import('../data.mjs').Campaign} Campaign
+ * @typedef {import('../data.mjs').CampaignDataRecord} CampaignDataRecord
+ *
+ * A call campaign being played out: its scripts (callScripts.mjs), the numbers on a line now,
+ * the retries waiting, and when each record last changed (for `--call-data-order last-change`).
+ * @typedef {{
+ *   campaign: Campaign,
+ *   records: CampaignDataRecord[],
+ *   scripts: import('../data/callScripts.mjs').AttemptScript[][],
+ *   lines: number,
+ *   retryDelaySteps: number,
+ *   next: number,
+ *   calling: number[],
+ *   retries: Array<{ index: number, due: number }>,
+ *   step: number,
+ *   clockMs: number,
+ *   changes: number,
+ *   changedAt: number[],
+ * }} CallRun
+ */
+
+/** Steps a number waits between a no_answer or busy and its retry (by default). */
+export const RETRY_DELAY_STEPS = 2;
+
+/**
+ * A new campaign, pending, newer than every other one (list pages rely on that order).
+ * @param {ApiContext} api @param {Partial<Campaign>} partial
+ */
+export function newCampaign({ state, newId }, partial) {
+	const campaigns = state.campaigns;
+	const newest = campaigns.length > 0 ? Date.parse(campaigns[campaigns.length - 1].createdAt) : 0;
+	const at = new Date(Math.max(Date.now(), newest + 1)).toISOString();
+	const number = campaigns.length + 1;
+	/** @type {Campaign} */
+	const campaign = {
+		id: newId('cmp'),
+		name: `Sandbox campaign ${number}`,
+		status: 'pending',
+		agentName: state.agents[state.agents.length - 1]?.name ?? 'Sales Lucia',
+		mode: 'immediate',
+		numberDid: campaigns[campaigns.length - 1]?.numberDid ?? '+34910000000',
+		createdAt: at,
+		updatedAt: at,
+		fileName: `sandbox-campaign-${number}-numbers.csv`,
+		startDate: at,
+		...partial,
+	};
+	return insert(campaigns, campaign);
+}
+
+/**
+ * A pending call campaign of `numbers` numbers; `lines` are called at once (each step ends that
+ * many calls: 5 % of the numbers by default); a retry waits `retryDelaySteps` steps.
+ * @param {ApiContext} api
+ * @param {{ numbers?: number, lines?: number, name?: string, retryDelaySteps?: number }} [options]
+ */
+export function startCallCampaign(
+	api,
+	{ numbers = 40, lines, name, retryDelaySteps = RETRY_DELAY_STEPS } = {},
+) {
+	const count = Math.max(1, Math.floor(numbers));
+	const campaign = newCampaign(api, name ? { name } : {});
+	if (!name) campaign.name = `Calls ${campaign.name.replace('Sandbox campaign ', '#')}`;
+	campaign.fileName = `${campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.csv`;
+	/** @type {CampaignDataRecord[]} */
+	const records = callNumbers(api.seed, campaign.id, count).map(pendingCall);
+	api.state.campaignData.set(campaign.id, records);
+	api.state.callRuns.set(campaign.id, {
+		campaign,
+		records,
+		scripts: records.map((_, i) => callScript(api.seed, campaign.id, i)),
+		lines: Math.max(1, Math.floor(lines ?? Math.round(count * 0.05))),
+		retryDelaySteps,
+		next: 0,
+		calling: [],
+		retries: [],
+		step: 0,
+		clockMs: Date.now(),
+		changes: 0,
+		changedAt: new Array(count).fill(0),
+	});
+	return campaign;
+}
+
+/** @param {CallRun} run @param {number} index @param {CampaignDataRecord} record */
+function change(run, index, record) {
+	run.records[index] = record;
+	run.changedAt[index] = ++run.changes;
+}
+
+/** @param {CallRun} run @param {number} index @param {number} attempt (1 for the first call) */
+function dial(run, index, attempt) {
+	run.calling.push(index);
+	const record = run.records[index];
+	const calledAt = new Date(run.clockMs).toISOString();
+	change(run, index, {
+		...record,
+		status: 'calling',
+		attempts: attempt,
+		durationSeconds: 0,
+		result: null,
+		calledAt,
+	});
+}
+
+/** @param {CallRun} run @param {import('../data.mjs').CampaignStatus} status */
+function setStatus(run, status) {
+	run.campaign.status = status;
+	run.campaign.updatedAt = nowIso();
+}
+
+/**
+ * One step of one call campaign: the calls on a line end, due retries and then new numbers take
+ * the free lines, and the campaign completes when nothing is left to call.
+ * @param {CallRun} run
+ */
+function stepRun(run) {
+	run.step++;
+	// Simulated time moves at least a second a step, so a retry's calledAt differs from the last.
+	run.clockMs = Math.max(Date.now(), run.clockMs + 1000);
+	if (run.campaign.status === 'pending') setStatus(run, 'in_progress');
+	for (const index of run.calling) {
+		const record = run.records[index];
+		const script = run.scripts[index][record.attempts - 1];
+		change(run, index, {
+			...record,
+			status: script.outcome,
+			durationSeconds: script.durationSeconds,
+			result: script.result,
+		});
+		if (record.attempts < run.scripts[index].length)
+			run.retries.push({ index, due: run.step + run.retryDelaySteps });
+	}
+	run.calling = [];
+	while (run.calling.length < run.lines && run.retries[0]?.due <= run.step) {
+		const { index } = /** @type {{ index: number }} */ (run.retries.shift());
+		dial(run, index, Math.min(run.records[index].attempts + 1, MAX_ATTEMPTS));
+	}
+	while (run.calling.length < run.lines && run.next < run.records.length) dial(run, run.next++, 1);
+	if (run.calling.length === 0 && run.retries.length === 0 && run.next >= run.records.length)
+		setStatus(run, 'completed');
+}
+
+const FINAL = ['completed', 'cancelled', 'failed'];
+
+/**
+ * One step of every running call campaign; then, when `callCampaigns` asks to keep that many
+ * running, new ones start (the demo always has calls landing and a campaign to cancel).
+ * @param {ApiContext & { options: { callCampaigns?: number, callCampaignNumbers?: number } }} api
+ */
+export function stepCalls(api) {
+	// A finished run stays (its data keeps its order); a cancelled one had its calls ended there.
+	const running = () =>
+		[...api.state.callRuns.values()].filter((r) => !FINAL.includes(r.campaign.status));
+	for (const run of running()) stepRun(run);
+	const keep = api.options.callCampaigns ?? 0;
+	while (running().length < keep) {
+		startCallCampaign(api, { numbers: api.options.callCampaignNumbers ?? 40, lines: 2 });
+	}
+}
+
+/** Whether the campaign's calls progress by steps (advanceOnce leaves it alone). @param {ApiContext} api @param {string} id */
+export const isCallCampaign = (api, id) => api.state.callRuns.has(id);
+
+/** Per shape of `callRecordShape`, the fields renamed (to '': left out); the others stay. */
+const SHAPE_RENAMES = {
+	snake: { phoneNumber: 'phone', durationSeconds: 'duration_seconds', calledAt: 'called_at' },
+	minimal: { attempts: '', calledAt: '' },
+	unknown: {
+		phoneNumber: 'msisdn',
+		status: 'outcome',
+		attempts: 'tries',
+		durationSeconds: '',
+		result: '',
+		calledAt: '',
+	},
+};
+
+/**
+ * A record in the shape `callRecordShape` chooses.
+ * @param {string} shape @param {CampaignDataRecord} record
+ */
+function shaped(shape, record) {
+	/** @type {Record<string, string> | undefined} */
+	const renames = SHAPE_RENAMES[/** @type {keyof typeof SHAPE_RENAMES} */ (shape)];
+	if (!renames) return record;
+	return Object.fromEntries(
+		Object.entries(record).flatMap(([name, value]) => {
+			const to = name in renames ? renames[name] : name;
+			return to ? [[to, value]] : [];
+		}),
+	);
+}
+
+/**
+ * A page of a campaign's data, as the alternatives say: in upload order or the last changed
+ * first, paged or all at once, each record in its shape.
+ * @param {ApiContext} api @param {RequestInput} input @param {Campaign} campaign
+ * @param {{ page: number, limit: number }} paging
+ */
+export function callDataAnswer(api, input, campaign, paging) {
+	const records = api.state.campaignData.get(campaign.id) ?? [];
+	const run = api.state.callRuns.get(campaign.id);
+	let ordered = records;
+	if (api.options.callDataOrder === 'last-change' && run) {
+		const at = run.changedAt;
+		const indexes = records.map((_, i) => i).sort((a, b) => at[b] - at[a] || a - b);
+		ordered = indexes.map((i) => records[i]);
+	}
+	const answer = ordered.map((record) => shaped(api.options.callRecordShape, record));
+	const all = api.options.callDataPaging === 'all';
+	return pageOf(api, input, answer, {
+		page: all ? 1 : paging.page,
+		limit: all ? Math.max(1, answer.length) : paging.limit,
+		sort: 'asc',
+	});
+}

@@ -1,0 +1,141 @@
+// The sandbox's call campaigns: numbers go pending → calling → ended (answered, no_answer, busy,
+// failed), some are retried with attempts + 1, and the campaign completes; by stepCalls() or, in
+// real time, every callStepMs. Their data in the shapes, orders and pagings the alternatives give.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { MAX_ATTEMPTS, callScript } from '../../sandbox/data.mjs';
+import { RETRY_DELAY_STEPS } from '../../sandbox/api/calls.mjs';
+import { waitFor } from '../../tools/processes.mjs';
+import { sandboxFor, sandboxWithClient } from '../support/sandboxApi.mjs';
+
+const ENDED = ['answered', 'no_answer', 'busy', 'failed'];
+const records = (sandbox, campaign) => sandbox.state.campaignData.get(campaign.id);
+
+describe('sandbox: call campaigns', () => {
+	test('numbers are called a few lines at a time, end as scripted, some retried, until the campaign completes', async (t) => {
+		const sandbox = await sandboxFor(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 60, lines: 4 });
+		assert.equal(campaign.status, 'pending');
+		assert.ok(records(sandbox, campaign).every((r) => r.status === 'pending' && r.attempts === 0));
+		sandbox.stepCalls();
+		assert.equal(campaign.status, 'in_progress');
+		assert.equal(records(sandbox, campaign).filter((r) => r.status === 'calling').length, 4);
+		/** When each number's attempts were last seen calling, by step. */
+		const calledAt = new Map();
+		let steps = 1;
+		records(sandbox, campaign).forEach((r, i) => r.status === 'calling' && calledAt.set(i, 1));
+		while (campaign.status === 'in_progress') {
+			const before = records(sandbox, campaign).map((r) => ({ ...r }));
+			sandbox.stepCalls();
+			steps++;
+			const after = records(sandbox, campaign);
+			const ended = after.filter((r, i) => before[i].status === 'calling');
+			assert.ok(ended.length <= 4 && ended.every((r) => ENDED.includes(r.status)));
+			for (const [i, r] of after.entries()) {
+				if (r.status !== 'calling' || before[i].status === 'calling') continue;
+				assert.equal(r.attempts, before[i].attempts + 1, 'a call is one more attempt');
+				if (r.attempts > 1) {
+					assert.ok(steps - calledAt.get(i) >= RETRY_DELAY_STEPS + 1, 'a retry waits');
+					assert.ok(Date.parse(r.calledAt) > Date.parse(before[i].calledAt));
+				}
+				calledAt.set(i, steps);
+			}
+			assert.ok(steps < 200);
+		}
+		assert.equal(campaign.status, 'completed');
+		const done = records(sandbox, campaign);
+		assert.ok(done.every((r) => ENDED.includes(r.status) && r.attempts <= MAX_ATTEMPTS));
+		done.forEach((r, i) => {
+			const script = callScript(1, campaign.id, i);
+			assert.equal(r.attempts, script.length);
+			assert.equal(r.status, script.at(-1).outcome);
+		});
+		assert.ok(
+			done.some((r) => r.attempts > 1),
+			'some numbers were retried',
+		);
+		assert.ok(new Set(done.map((r) => r.status)).size >= 3);
+		const seeded = sandbox.state.campaigns.filter((c) => c.id !== campaign.id);
+		sandbox.advance(3);
+		assert.equal(campaign.status, 'completed', 'advance() leaves call campaigns to their calls');
+		assert.ok(seeded.every((c) => ['completed', 'failed', 'cancelled'].includes(c.status)));
+	});
+
+	test('a cancelled call campaign stops calling: the calls on a line fail as cancelled', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 30, lines: 3 });
+		sandbox.stepCalls(3);
+		const cancel = await api.post(`/api/v1/voice/campaigns/${campaign.id}/cancel`, {});
+		assert.equal(cancel.status, 200);
+		const after = records(sandbox, campaign).map((r) => ({ ...r }));
+		assert.ok(after.every((r) => r.status !== 'calling'));
+		assert.ok(after.some((r) => r.result === 'cancelled'));
+		sandbox.stepCalls(5);
+		assert.deepEqual(records(sandbox, campaign), after);
+		assert.equal(campaign.status, 'cancelled');
+	});
+
+	test('in real time: a step every callStepMs, and callCampaigns kept running', async (t) => {
+		const sandbox = await sandboxFor(t, {
+			callStepMs: 20,
+			callCampaigns: 2,
+			callCampaignNumbers: 6,
+		});
+		const calls = () => [...sandbox.state.callRuns.values()].map((run) => run.campaign);
+		assert.equal(calls().length, 2);
+		await waitFor(() => calls().some((c) => c.status === 'completed'), {
+			timeoutMs: 10_000,
+			describe: () => 'no call campaign completed',
+		});
+		await waitFor(() => calls().filter((c) => c.status !== 'completed').length === 2, {
+			timeoutMs: 5_000,
+			describe: () => 'no new call campaign started',
+		});
+		sandbox.setOptions({ callStepMs: 0 });
+		const frozen = JSON.stringify(calls());
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		assert.equal(JSON.stringify(calls()), frozen, 'callStepMs 0 stops the steps');
+	});
+
+	test('their data: in pages, all at once, the last changed first, in other shapes', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 250, lines: 30 });
+		sandbox.stepCalls(4);
+		const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
+		const paged = await api.get(`${path}?page=2&limit=100`);
+		assert.deepEqual(paged.body.items, records(sandbox, campaign).slice(100, 200));
+		assert.equal(paged.body.totalPages, 3);
+
+		sandbox.setOptions({ callDataPaging: 'all' });
+		const all = await api.get(`${path}?page=2&limit=10`);
+		assert.equal(all.body.items.length, 250);
+
+		sandbox.setOptions({ callDataPaging: 'pages', callDataOrder: 'last-change' });
+		const [newest] = (await api.get(`${path}?limit=100`)).body.items;
+		sandbox.stepCalls();
+		const moved = (await api.get(`${path}?limit=100`)).body.items;
+		assert.notDeepEqual(moved[0], newest);
+		assert.ok(
+			moved.slice(0, 30).every((r) => r.status === 'calling'),
+			'the last called first',
+		);
+
+		sandbox.setOptions({ callDataOrder: 'upload', callRecordShape: 'snake' });
+		const [snake] = (await api.get(path)).body.items;
+		assert.deepEqual(Object.keys(snake).sort(), [
+			'attempts',
+			'called_at',
+			'duration_seconds',
+			'phone',
+			'result',
+			'status',
+		]);
+		sandbox.setOptions({ callRecordShape: 'minimal' });
+		const [minimal] = (await api.get(path)).body.items;
+		assert.ok(!('attempts' in minimal) && !('calledAt' in minimal) && 'phoneNumber' in minimal);
+		sandbox.setOptions({ callRecordShape: 'unknown' });
+		const [unknown] = (await api.get(path)).body.items;
+		assert.deepEqual(Object.keys(unknown).sort(), ['msisdn', 'outcome', 'tries']);
+	});
+});
