@@ -120,8 +120,15 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		const pausedPolls = () => pollCount(CLIENT, chatP);
 		await afterAPoll();
 		const before = pausedPolls();
+		// A millisecond apart: messages written in the same one are ordered by ID.
+		const at = Date.now();
 		const burst = ['hi', 'I have a question', 'about my invoice'].map(
-			(text) => sandbox.customerWrites({ chatId: chatP.id, text }).items[0],
+			(text, i) =>
+				sandbox.customerWrites({
+					chatId: chatP.id,
+					text,
+					createdAt: new Date(at + i).toISOString(),
+				}).items[0],
 		);
 		// The poll that finds the burst holds it: the customer may still be writing.
 		assert.deepEqual(await messagesOfNextPoll(before, PAUSED.workflowId, pausedPolls), []);
