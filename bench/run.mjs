@@ -16,6 +16,7 @@ import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
 import { measureUploadMemory } from './uploadMemory.mjs';
+import { measureDownloadMemoryInN8n } from './downloadMemoryN8n.mjs';
 import { measureUploadMemoryInN8n } from './uploadMemoryN8n.mjs';
 
 const rows = [];
@@ -36,12 +37,16 @@ add(
 	'whole process, after a warm-up upload of the same size (whose freed memory it reuses)',
 );
 
-// Real n8n, default binary mode (filesystem): skipped with --skip-n8n-upload (a few minutes).
-if (!process.argv.includes('--skip-n8n-upload')) {
+/** Whether the real-n8n rows of `what` are left out: --skip-n8n (all), --skip-n8n-upload, --skip-n8n-download. */
+const skipN8n = (what) =>
+	process.argv.includes('--skip-n8n') || process.argv.includes(`--skip-n8n-${what}`);
+const mb = (bytes) => `${bytes < 0 ? '−' : '+'}${(Math.abs(bytes) / 1e6).toFixed(0)} MB`;
+
+// Real n8n, default binary mode (filesystem): a few minutes each.
+if (!skipN8n('upload')) {
 	for (const figures of await measureUploadMemoryInN8n()) {
 		const mib = figures.sizeBytes / 2 ** 20;
 		const extra = (variant) => figures[variant] - figures.baseline;
-		const mb = (bytes) => `${bytes < 0 ? '−' : '+'}${(Math.abs(bytes) / 1e6).toFixed(0)} MB`;
 		add(
 			`Send Media File ${mib} MiB, real n8n (filesystem mode): peak extra RSS / file size`,
 			(extra('ours') / figures.sizeBytes).toFixed(2),
@@ -49,6 +54,18 @@ if (!process.argv.includes('--skip-n8n-upload')) {
 			`${mb(extra('ours'))}; HTTP Request node (multipart, this credential): ${(extra('httpRequest') / figures.sizeBytes).toFixed(2)}, ${mb(extra('httpRequest'))} (goal: ours <= it + 16 MB); baseline (Read File, No Operation) ${(figures.baseline / 1e6).toFixed(0)} MB, its runs ${(figures.baselineSpread / 1e6).toFixed(0)} MB apart; n8n 2.41.1, \`n8n execute\` max RSS by /usr/bin/time -v, median of ${figures.runs}`,
 		);
 	}
+}
+
+if (!skipN8n('download')) {
+	const figures = await measureDownloadMemoryInN8n();
+	const mib = figures.sizeBytes / 2 ** 20;
+	const extra = (variant) => figures[variant] - figures.baseline;
+	add(
+		`Download Media ${mib} MiB, real n8n (filesystem mode): peak extra RSS / file size`,
+		(extra('ours') / figures.sizeBytes).toFixed(2),
+		'<= 0.1',
+		`${mb(extra('ours'))}; HTTP Request node (Response Format: File, this credential): ${(extra('httpRequest') / figures.sizeBytes).toFixed(2)}, ${mb(extra('httpRequest'))}; baseline (Message → Get) ${(figures.baseline / 1e6).toFixed(0)} MB, its runs ${(figures.baselineSpread / 1e6).toFixed(0)} MB apart; n8n 2.41.1, \`n8n execute\` max RSS by /usr/bin/time -v, median of ${figures.runs}`,
+	);
 }
 
 const tokens = await tokenRequests();

@@ -124,6 +124,61 @@ function checkRun(result, variant, sizeBytes) {
 }
 
 /**
+ * A sandbox in its own process (no rate limits; `sandboxOptions` added) and an n8n of `version`
+ * with the package and `credential` pointing at it (client `full`, no pacing), for `measure`.
+ * @template T
+ * @param {{ version: string, credential: { id: string, name: string }, sandboxOptions?: Record<string, unknown>, extraEnv?: NodeJS.ProcessEnv }} setup
+ * @param {(parts: { sandbox: Awaited<ReturnType<typeof startSandboxProcess>>, instance: Awaited<ReturnType<typeof createN8nInstance>> }) => Promise<T>} measure
+ * @returns {Promise<T>}
+ */
+export async function withBenchN8n({ version, credential, sandboxOptions, extraEnv }, measure) {
+	if (!existsSync(TIME)) throw new Error(`${TIME} (GNU time) is needed to measure peak RSS`);
+	const sandbox = await startSandboxProcess({
+		rateLimitPerMinute: 0,
+		tokenRateLimitPerMinute: 0,
+		...sandboxOptions,
+	});
+	let instance;
+	try {
+		instance = await createN8nInstance({ version, tarball: await packPackage(), extraEnv });
+		await instance.importCredentials([
+			sandboxCredential(credential, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 }),
+		]);
+		return await measure({ sandbox, instance });
+	} finally {
+		await instance?.cleanup();
+		await sandbox.close();
+	}
+}
+
+/**
+ * Runs the workflows `ids` (by variant: baseline, ours, httpRequest) `runs` times each,
+ * interleaved so that a slow moment of the machine does not fall on one variant only; `check`
+ * fails a run that did not do its work. The median peak RSS of each, and the baseline's spread.
+ * @param {Awaited<ReturnType<typeof createN8nInstance>>} instance
+ * @param {Record<'baseline' | 'ours' | 'httpRequest', string>} ids
+ * @param {number} runs @param {(result: unknown, variant: string) => void} check
+ */
+export async function peakRssByVariant(instance, ids, runs, check) {
+	/** @type {Record<string, number[]>} */
+	const samples = { baseline: [], ours: [], httpRequest: [] };
+	for (let run = 0; run < runs; run++) {
+		for (const variant of Object.keys(samples)) {
+			const { peakRss, result } = await measuredExecute(instance, ids[variant]);
+			check(result, variant);
+			samples[variant].push(peakRss);
+		}
+	}
+	return {
+		runs,
+		baselineSpread: Math.max(...samples.baseline) - Math.min(...samples.baseline),
+		baseline: median(samples.baseline),
+		ours: median(samples.ours),
+		httpRequest: median(samples.httpRequest),
+	};
+}
+
+/**
  * @param {{ sizesMiB?: number[], runs?: number, version?: string }} [options]
  * @returns {Promise<Array<{ sizeBytes: number, runs: number, baselineSpread: number, baseline: number, ours: number, httpRequest: number }>>}
  *   per file size, the median peak RSS in bytes of each variant's `n8n execute`, and how far apart
@@ -134,62 +189,40 @@ export async function measureUploadMemoryInN8n({
 	runs = 5,
 	version = DEFAULT_N8N_VERSION,
 } = {}) {
-	if (!existsSync(TIME)) throw new Error(`${TIME} (GNU time) is needed to measure peak RSS`);
-	const largest = Math.max(...sizesMiB) * MIB;
-	const sandbox = await startSandboxProcess({
-		rateLimitPerMinute: 0,
-		tokenRateLimitPerMinute: 0,
-		maxUploadBytes: largest,
-	});
 	// Read/Write Files from Disk reads only below N8N_RESTRICT_FILE_ACCESS_TO.
 	const filesDir = mkdtempSync(join(tmpdir(), 'voice-messaging-bench-files-'));
-	let instance;
 	try {
-		instance = await createN8nInstance({
-			version,
-			tarball: await packPackage(),
-			extraEnv: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
-		});
-		await instance.importCredentials([
-			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full, { requestsPerMinute: 0 }),
-		]);
-		const chatId = await openChat(sandbox.url);
-		const figures = [];
-		for (const sizeMiB of sizesMiB) {
-			const sizeBytes = sizeMiB * MIB;
-			const filePath = join(filesDir, `bench-${sizeMiB}.pdf`);
-			writeRandomFile(filePath, sizeBytes);
-			const ids = {};
-			for (const variant of Object.keys(VARIANTS)) {
-				ids[variant] = `benchUpl${variant.slice(0, 4)}${sizeMiB}`.padEnd(16, '0');
-				await instance.importWorkflow(
-					workflow(ids[variant], variant, filePath, chatId, sandbox.url),
-				);
-			}
-			/** @type {Record<string, number[]>} */
-			const samples = { baseline: [], ours: [], httpRequest: [] };
-			// Interleaved, so that a slow moment of the machine does not fall on one variant only.
-			for (let run = 0; run < runs; run++) {
-				for (const variant of Object.keys(VARIANTS)) {
-					const { peakRss, result } = await measuredExecute(instance, ids[variant]);
-					checkRun(result, variant, sizeBytes);
-					samples[variant].push(peakRss);
+		return await withBenchN8n(
+			{
+				version,
+				credential: CREDENTIAL,
+				sandboxOptions: { maxUploadBytes: Math.max(...sizesMiB) * MIB },
+				extraEnv: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
+			},
+			async ({ sandbox, instance }) => {
+				const chatId = await openChat(sandbox.url);
+				const figures = [];
+				for (const sizeMiB of sizesMiB) {
+					const sizeBytes = sizeMiB * MIB;
+					const filePath = join(filesDir, `bench-${sizeMiB}.pdf`);
+					writeRandomFile(filePath, sizeBytes);
+					const ids = {};
+					for (const variant of Object.keys(VARIANTS)) {
+						ids[variant] = `benchUpl${variant.slice(0, 4)}${sizeMiB}`.padEnd(16, '0');
+						await instance.importWorkflow(
+							workflow(ids[variant], variant, filePath, chatId, sandbox.url),
+						);
+					}
+					const measured = await peakRssByVariant(instance, ids, runs, (result, variant) =>
+						checkRun(result, variant, sizeBytes),
+					);
+					rmSync(filePath, { force: true });
+					figures.push({ sizeBytes, ...measured });
 				}
-			}
-			rmSync(filePath, { force: true });
-			figures.push({
-				sizeBytes,
-				runs,
-				baselineSpread: Math.max(...samples.baseline) - Math.min(...samples.baseline),
-				baseline: median(samples.baseline),
-				ours: median(samples.ours),
-				httpRequest: median(samples.httpRequest),
-			});
-		}
-		return figures;
+				return figures;
+			},
+		);
 	} finally {
-		await instance?.cleanup();
-		await sandbox.close();
 		rmSync(filesDir, { recursive: true, force: true });
 	}
 }

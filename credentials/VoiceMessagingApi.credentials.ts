@@ -100,7 +100,10 @@ export class VoiceMessagingApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		if (!isApiOrigin(credentials.baseUrl, requestOptions.url, requestOptions.baseURL)) {
+		// n8n's HTTP Request node sends its request the older way, with `uri` instead of `url`.
+		const { uri } = requestOptions as IHttpRequestOptions & { uri?: unknown };
+		const url = requestOptions.url ?? (uri === undefined ? '' : String(uri));
+		if (!isApiOrigin(credentials.baseUrl, url, requestOptions.baseURL)) {
 			return requestOptions;
 		}
 		return {

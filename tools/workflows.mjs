@@ -57,6 +57,29 @@ export function executableWorkflow(id, connections, nodes) {
 	};
 }
 
+/**
+ * n8n's own Crypto node hashing a binary field: each item gets `sha256` (hex) of the bytes the
+ * workflow holds in `binaryPropertyName`, read from n8n's binary store (what a later node sees).
+ * An item without that field is passed on with its error (Continue On Fail).
+ * @param {string} name @param {string} [binaryPropertyName]
+ */
+export function sha256Node(name, binaryPropertyName = 'data') {
+	return {
+		name,
+		type: 'n8n-nodes-base.crypto',
+		typeVersion: 1,
+		parameters: {
+			action: 'hash',
+			type: 'SHA256',
+			binaryData: true,
+			binaryPropertyName,
+			dataPropertyName: 'sha256',
+			encoding: 'hex',
+		},
+		onError: 'continueRegularOutput',
+	};
+}
+
 /** The No-Op node that follows the trigger of a polling workflow. */
 export const POLL_NOOP_NODE = 'No-Op';
 

@@ -45,10 +45,21 @@ function discard(body: unknown): void {
 	if (body && typeof (body as BodyStream).destroy === 'function') (body as BodyStream).destroy();
 }
 
+/** An answer n8n handed back as it came (ignoreHttpStatusErrors): a failure unless it is a 2xx. */
+function failureOf(response: { body: BodyStream; headers?: IDataObject; statusCode?: number }) {
+	const status = Number(response.statusCode ?? 200);
+	if (status >= 200 && status < 300) return undefined;
+	discard(response.body);
+	return { status, headers: (response.headers ?? {}) as Record<string, unknown> };
+}
+
 /**
  * One GET of a file, through n8n's authenticated request: the credential adds the token only
  * for the API's own origin (see the credential's `authenticate`). Requests to that origin share
  * the credential's pacing; 429, 5xx and network errors are tried again as for any GET.
+ * Answers come back as they are (a redirect with its Location: n8n 1.x keeps no headers of a
+ * failed request); a 401 of the API's origin is asked once more as a failing request, which is
+ * what makes n8n renew the token.
  */
 async function getOnce(
 	context: RequestContext,
@@ -65,23 +76,41 @@ async function getOnce(
 		disableFollowRedirect: true,
 		headers: { Accept: '*/*' },
 	};
+	let renewed = false;
+	let renewing = false;
 	for (let attempt = 1; ; attempt++) {
 		const slot = pacing ? await waitForRequestSlot(pacing.key, pacing.perMinute) : undefined;
-		let response: { body: BodyStream; headers?: IDataObject } | undefined;
+		let response: { body: BodyStream; headers?: IDataObject; statusCode?: number } | undefined;
 		let failure: RequestFailure | undefined;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(
 				context,
 				CREDENTIAL_TYPE,
-				{ ...request, headers: { ...(request.headers ?? {}) } },
-			)) as { body: BodyStream; headers?: IDataObject };
+				{ ...request, ignoreHttpStatusErrors: !renewing, headers: { ...(request.headers ?? {}) } },
+			)) as { body: BodyStream; headers?: IDataObject; statusCode?: number };
+			failure = failureOf(response);
 		} catch (error) {
 			failure = describeFailure(error);
 			discard(failure.body);
 		}
 		settleRequestSlot(slot, failure);
-		if (response) return { body: response.body, headers: response.headers ?? {}, url };
+		if (response && !failure) return { body: response.body, headers: response.headers ?? {}, url };
 		const failed = failure ?? {};
+		if (pacing && failed.status === 401 && !renewed) {
+			renewed = renewing = true;
+			attempt--;
+			continue;
+		}
+		if (renewing) {
+			renewing = false;
+			// The renewed request's answer came as an error without its headers (a redirect on
+			// n8n 1.x): asked again as it comes, with the new token.
+			const headerless = failed.code === undefined && failed.headers === undefined;
+			if (headerless || (failed.status !== undefined && REDIRECT_STATUSES.has(failed.status))) {
+				attempt--;
+				continue;
+			}
+		}
 		const redirect = failed.status !== undefined && REDIRECT_STATUSES.has(failed.status);
 		if (redirect || !shouldRetry('GET', failed, attempt)) {
 			throw new FileRequestError({ ...failed, body: undefined }, url);

@@ -4,26 +4,41 @@
 // API client; each poll reads the watched chat's history, page 1 first.
 import assert from 'node:assert/strict';
 
-import { pollDiagnostics, pollingWorkflow, sleep, waitFor } from '../harness.mjs';
+import { POLL_NOOP_NODE, pollDiagnostics, pollingWorkflow, sleep, waitFor } from '../harness.mjs';
 import { msToNextPoll } from './polling.mjs';
 
 export const TRIGGER_NODE = 'Customer wrote';
 
 /**
- * A workflow: Message Received on `chats` (inbound, every type), polling at `cronSecond`.
+ * A workflow: Message Received on `chats` (inbound, every type) with `options`, polling at
+ * `cronSecond`; `then` is a node after the trigger's No-Op.
  * @param {string} id @param {{ id: string, name: string }} credential
  * @param {string} chats @param {number} cronSecond
+ * @param {{ options?: Record<string, unknown>, then?: Record<string, unknown> & { name: string } }} [more]
  */
-export function messageReceivedWorkflow(id, credential, chats, cronSecond) {
-	return pollingWorkflow({
+export function messageReceivedWorkflow(id, credential, chats, cronSecond, { options, then } = {}) {
+	const workflow = pollingWorkflow({
 		id,
 		name: `e2e message received ${id}`,
 		triggerName: TRIGGER_NODE,
 		type: 'n8n-nodes-voice-messaging.messengerTrigger',
-		parameters: { event: 'messageReceived', chats, direction: 'inbound', messageTypes: [] },
+		parameters: {
+			event: 'messageReceived',
+			chats,
+			direction: 'inbound',
+			messageTypes: [],
+			...(options ? { options } : {}),
+		},
 		credential,
 		cronSecond,
 	});
+	if (then) {
+		workflow.nodes.push({ id: `${id}-then`, position: [440, 0], ...then });
+		workflow.connections[POLL_NOOP_NODE] = {
+			main: [[{ node: then.name, type: 'main', index: 0 }]],
+		};
+	}
+	return workflow;
 }
 
 /**
@@ -52,10 +67,11 @@ export function messageReceivedSteps(suite, { workflowId, client, watched }) {
 		).length;
 
 	/**
-	 * Waits for a poll after `pollsBefore`, then for the executions it started to finish: their
-	 * items. The main workflow's, or the one `id` names, whose polls `polls` counts.
+	 * Waits for a poll after `pollsBefore`, then for the executions it started to finish: the run
+	 * data of each (successful) execution, oldest first. The main workflow's, or the one `id`
+	 * names, whose polls `polls` counts.
 	 */
-	async function messagesOfNextPoll(pollsBefore, id = workflowId, polls = pollCount) {
+	async function runsOfNextPoll(pollsBefore, id = workflowId, polls = pollCount) {
 		await waitFor(() => polls() > pollsBefore, {
 			timeoutMs: 90_000,
 			describe: () => `no poll after ${pollsBefore}${diagnostics()}`,
@@ -68,16 +84,23 @@ export function messageReceivedSteps(suite, { workflowId, client, watched }) {
 			},
 			{ timeoutMs: 60_000, describe: () => `executions did not finish${diagnostics()}` },
 		);
-		const executions = [];
+		const runs = [];
 		for (const summary of fresh.sort((a, b) => Number(a.id) - Number(b.id))) {
 			seenExecutions.add(summary.id);
 			assert.equal(summary.status, 'success', JSON.stringify(summary));
 			const { runData } = await suite.api.runDataOf(summary.id);
 			const items = runData[TRIGGER_NODE].at(-1).data.main[0].map((item) => item.json);
-			reported.push(...items.map((item) => item.messageId));
-			executions.push(items);
+			// A Group by Chat item names its messages in `messageIds`.
+			reported.push(...items.flatMap((item) => item.messageIds ?? [item.messageId]));
+			runs.push(runData);
 		}
-		return executions;
+		return runs;
+	}
+
+	/** The items (JSON) of each execution the next poll started (see runsOfNextPoll). */
+	async function messagesOfNextPoll(pollsBefore, id = workflowId, polls = pollCount) {
+		const runs = await runsOfNextPoll(pollsBefore, id, polls);
+		return runs.map((runData) => runData[TRIGGER_NODE].at(-1).data.main[0].map((i) => i.json));
 	}
 
 	/** Lets the current poll (if one is running) finish, so that changes fall between two polls. */
@@ -106,5 +129,13 @@ export function messageReceivedSteps(suite, { workflowId, client, watched }) {
 			`a message was reported twice: ${reported}`,
 		);
 
-	return { baseline, pollCount, messagesOfNextPoll, afterAPoll, assertNothingTwice, diagnostics };
+	return {
+		baseline,
+		pollCount,
+		runsOfNextPoll,
+		messagesOfNextPoll,
+		afterAPoll,
+		assertNothingTwice,
+		diagnostics,
+	};
 }

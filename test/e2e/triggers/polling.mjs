@@ -41,19 +41,19 @@ export function msToNextPoll(cronSecond) {
 /**
  * Registers the hooks of a polling suite: a sandbox with `credentials(sandbox)`, the run's n8n of
  * `version` (with `ownN8n`, one of the suite's own, which `restart()` starts again after
- * `server.stop()`) and the workflows `workflows(sandbox, cronSecond)` gives, activated. The
+ * `server.stop()`; with `env`, one of the suite's own started with that environment) and the workflows `workflows(sandbox, cronSecond)` gives, activated. The
  * returned object's fields resolve in `before`: `api` reads executions (on the latest start),
  * `output()` is n8n's output.
- * @param {{ version: string, ownN8n?: boolean, credentials: (sandbox: any) => any[], workflows: (sandbox: any, cronSecond: number) => any[] }} options
+ * @param {{ version: string, ownN8n?: boolean, env?: NodeJS.ProcessEnv, credentials: (sandbox: any) => any[], workflows: (sandbox: any, cronSecond: number) => any[] }} options
  */
-export function usePollingN8n({ version, ownN8n = false, credentials, workflows }) {
+export function usePollingN8n({ version, ownN8n = false, env, credentials, workflows }) {
 	// Registered first, so it runs before the n8n is released: a restarted server is not the one
 	// the handle knows.
 	after(async () => {
 		if (suite.server !== suite.n8n?.server) await suite.server?.stop();
 	});
 	// A restart needs an n8n of the suite's own; nothing else differs from the run's.
-	const e2e = useSandboxAndN8n({ version, env: ownN8n ? {} : undefined, credentials });
+	const e2e = useSandboxAndN8n({ version, env: ownN8n ? { ...env } : env, credentials });
 	/** `sandbox` and `n8n` (useSandboxAndN8n) and what is below. */
 	const suite = Object.assign(e2e, {
 		/** @type {{ executionsOf: (id: string) => Promise<any[]>, runDataOf: (id: string) => Promise<any> }} */
@@ -78,7 +78,9 @@ export function usePollingN8n({ version, ownN8n = false, credentials, workflows 
 			({ server: suite.server, cookie } = await startWithOwner(instance, OWNER, BROWSER_ID));
 		}
 		const { baseUrl } = suite.server;
-		suite.api = n8nRestApi({ baseUrl, cookie, n8nDir: instance.n8nDir, browserId: BROWSER_ID });
+		const api = n8nRestApi({ baseUrl, cookie, n8nDir: instance.n8nDir, browserId: BROWSER_ID });
+		// Workflows by the IDs they were imported with, as before the restart (1.x gives new ones).
+		suite.api = { ...api, executionsOf: (id) => api.executionsOf(suite.n8n.workflowId(id)) };
 	}
 
 	before(async () => {

@@ -94,6 +94,35 @@ describe('a download', () => {
 		);
 	});
 
+	it('as n8n 1.x answers: a redirect read from the answer (its failure keeps no headers), a 401 asked again failing so that n8n renews the token', async () => {
+		/** n8n 1.x: answers as they come with ignoreHttpStatusErrors; else a failure without headers. */
+		const n8n1 = (status, headers) => (options) => {
+			if (options.ignoreHttpStatusErrors) {
+				return { body: body(Buffer.alloc(0)).stream, headers, statusCode: status };
+			}
+			throw Object.assign(new Error(`Request failed with status code ${status}`), {
+				httpCode: String(status),
+			});
+		};
+		const storage = 'https://storage.example.net/a?sig=1';
+		const { result, calls } = download((options, n) => {
+			if (n === 1) return n8n1(401, {})(options);
+			if (n === 2) return n8n1(302, { location: storage })(options);
+			if (n === 3) return n8n1(302, { location: storage })(options);
+			return answer(Buffer.from('file'));
+		});
+		assert.equal(Buffer.from((await result).data, 'base64').toString(), 'file');
+		assert.deepEqual(
+			calls.map((c) => [c.url, c.ignoreHttpStatusErrors]),
+			[
+				[link.url, true],
+				[link.url, false],
+				[link.url, true],
+				[storage, true],
+			],
+		);
+	});
+
 	it(`stops after ${MAX_REDIRECTS} redirects, and at a redirect to another scheme`, async () => {
 		const loop = download(() => {
 			throw httpError(307, '', { location: 'https://storage.example.net/again' });

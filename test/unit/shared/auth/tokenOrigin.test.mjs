@@ -23,6 +23,14 @@ describe('the credential sends the token to the API origin only', () => {
 		);
 	});
 
+	it('reads the address of a request made the older way (`uri`, as the HTTP Request node sends)', async () => {
+		assert.equal(
+			(await sent({ uri: 'https://api.example.com/media/1', encoding: null })).Authorization,
+			'Bearer token-123',
+		);
+		assert.equal((await sent({ uri: 'https://storage.example.net/f/1' })).Authorization, undefined);
+	});
+
 	for (const url of [
 		'https://storage.example.net/files/1?signature=x',
 		'http://api.example.com/media/1', // another scheme is another origin
