@@ -35,7 +35,7 @@ export { DEFAULT_OPTIONS } from './server/options.mjs';
  *   advance: (steps?: number) => void,
  *   addCampaign: (partial?: Partial<Campaign>) => Campaign,
  *   startCallCampaign: (options?: { numbers?: number, lines?: number, name?: string, retryDelaySteps?: number }) => Campaign,
- *   stepCalls: (steps?: number) => void,
+ *   stepCalls: (steps?: number, campaignId?: string) => void,
  *   customerWrites: (options?: Record<string, unknown>) => ReturnType<typeof import('./api.mjs').customerWrites>,
  *   expireTokens: () => void,
  *   resetRateLimits: () => void,

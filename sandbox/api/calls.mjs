@@ -155,15 +155,17 @@ function stepRun(run) {
 const FINAL = ['completed', 'cancelled', 'failed'];
 
 /**
- * One step of every running call campaign; then, when `callCampaigns` asks to keep that many
- * running, new ones start (the demo always has calls landing and a campaign to cancel).
+ * One step of every running call campaign (or only of `campaignId`'s); then, when
+ * `callCampaigns` asks to keep that many running, new ones start (the demo always has calls
+ * landing and a campaign to cancel).
  * @param {ApiContext & { options: { callCampaigns?: number, callCampaignNumbers?: number } }} api
+ * @param {string} [campaignId]
  */
-export function stepCalls(api) {
+export function stepCalls(api, campaignId) {
 	// A finished run stays (its data keeps its order); a cancelled one had its calls ended there.
 	const running = () =>
 		[...api.state.callRuns.values()].filter((r) => !FINAL.includes(r.campaign.status));
-	for (const run of running()) stepRun(run);
+	for (const run of running()) if (!campaignId || run.campaign.id === campaignId) stepRun(run);
 	const keep = api.options.callCampaigns ?? 0;
 	while (running().length < keep) {
 		startCallCampaign(api, { numbers: api.options.callCampaignNumbers ?? 40, lines: 2 });

@@ -138,8 +138,8 @@ export function sandboxControls({
 		startCallCampaign(options = {}) {
 			return startCallCampaign(api, options);
 		},
-		stepCalls(steps = 1) {
-			for (let i = 0; i < steps; i++) stepCalls(api);
+		stepCalls(steps = 1, campaignId = undefined) {
+			for (let i = 0; i < steps; i++) stepCalls(api, campaignId);
 		},
 		expireTokens() {
 			tokens.expireAll();

@@ -130,6 +130,28 @@ describe('assistant and approval examples in a real n8n', { timeout: 6 * 60_000 
 		}
 	});
 
+	it('approve-campaign-cancel: with no campaign that can still be cancelled, it says so and sends nothing', async () => {
+		const workflow = example('approve-campaign-cancel.json');
+		const { campaigns } = ex.sandbox.state;
+		const statuses = campaigns.map((c) => c.status);
+		for (const campaign of campaigns) {
+			if (['pending', 'in_progress'].includes(campaign.status)) campaign.status = 'completed';
+		}
+		try {
+			const sentBefore = ex.sandbox.state.sent.length;
+			const run = await ex.n8n.runManually(workflow.id, nodeOfType(workflow, MANUAL_TRIGGER).name);
+			assert.equal(run.error, undefined, JSON.stringify(run.error)?.slice(0, 1000));
+			assert.match(
+				itemsOf(run.runData, 'Nothing to cancel')[0].outcome,
+				/No campaign can be cancelled/,
+			);
+			assert.deepEqual(itemsOf(run.runData, 'Ask on WhatsApp'), []);
+			assert.equal(ex.sandbox.state.sent.length, sentBefore);
+		} finally {
+			campaigns.forEach((campaign, i) => (campaign.status = statuses[i]));
+		}
+	});
+
 	it('every example of this suite (RUN_BY in examples.mjs) was run by a test above', () => {
 		assert.deepEqual(
 			notRun(),
