@@ -6,6 +6,7 @@
 // here: the webhook calls and checks the parts share, and what a failing wait prints.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 
@@ -197,24 +198,45 @@ export function useQueueCluster() {
 	return q;
 }
 
-/** POSTs to a production webhook of the main instance; resolves to the status and JSON answer. */
-async function callWebhook(baseUrl, path, body) {
-	const response = await fetch(`${baseUrl}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-		// The answer waits for the execution, which may wait its turn in a worker's pacing for
-		// minutes on a loaded machine: the tests count answers, this only stops a lost one.
-		signal: AbortSignal.timeout(600_000),
+/**
+ * POSTs to a production webhook of the main instance; resolves to the status and JSON answer.
+ * Through node:http, not fetch: the answer waits for the execution, which may wait its turn in a
+ * worker's pacing for minutes on a loaded machine, and fetch gives up on headers after 300 s
+ * (UND_ERR_HEADERS_TIMEOUT). The tests count answers; the 600 s limit only stops a lost one.
+ */
+function callWebhook(baseUrl, path, body) {
+	const payload = JSON.stringify(body);
+	return new Promise((resolve, reject) => {
+		const req = request(
+			`${baseUrl}/webhook/${path}`,
+			{
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(payload),
+				},
+				timeout: 600_000,
+			},
+			(response) => {
+				let text = '';
+				response.setEncoding('utf8');
+				response.on('data', (chunk) => (text += chunk));
+				response.on('error', reject);
+				response.on('end', () => {
+					let json;
+					try {
+						json = JSON.parse(text);
+					} catch {
+						json = undefined;
+					}
+					resolve({ status: response.statusCode, text, json });
+				});
+			},
+		);
+		req.on('timeout', () => req.destroy(new Error(`webhook ${path}: no answer in 600 s`)));
+		req.on('error', reject);
+		req.end(payload);
 	});
-	const text = await response.text();
-	let json;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		json = undefined;
-	}
-	return { status: response.status, text, json };
 }
 
 /**
