@@ -22,38 +22,22 @@
  * }} Alternatives
  */
 
-/** What the campaign data's alternatives change (Call Finished reads the data), by flag. */
-const CALL_DATA_SAYS = {
-	'call-record-shape':
-		'campaign data records as { phoneNumber, status, attempts, durationSeconds, result, calledAt }, as { phone, status, attempts, duration_seconds, result, called_at }, without attempts and calledAt, or as { msisdn, outcome, tries } (names no trigger reads)',
-	'call-data-order':
-		'campaign data in the order the numbers were uploaded, or the last changed first (pages shift while they are read); sort is ignored either way',
-	'call-data-paging':
-		'campaign data in pages as page and limit ask, or every record in one answer whatever they ask',
-};
-
 /**
- * A campaign-data alternative: its flag and values, the first of them the default.
- * @param {keyof typeof CALL_DATA_SAYS} flag @param {string[]} values
+ * An alternative with a list of values, the first of them the default.
+ * @param {string} flag @param {readonly string[]} values @param {string} says
  */
-const callDataChoice = (flag, values) => ({
-	flag,
-	default: values[0],
-	values,
-	says: CALL_DATA_SAYS[flag],
-});
+const choice = (flag, values, says) => ({ flag, default: values[0], values, says });
 
 /**
  * option → its CLI flag, default (docs/api.md), allowed values (or kind) and what it changes.
  * @type {Readonly<Record<keyof Alternatives, { flag: string, default: unknown, values?: readonly string[], kind?: 'number' | 'boolean', says: string }>>}
  */
 export const ALTERNATIVES = Object.freeze({
-	listEnvelope: {
-		flag: 'list-envelope',
-		default: 'items',
-		values: ['items', 'data-meta', 'total-only', 'bare', 'next-link'],
-		says: 'paginated lists (agents, campaigns, campaign data, chat history) as { items, total, page, totalPages }, { data, meta: { currentPage, perPage, total, lastPage } }, { items, total }, a bare array, or { items, next } with a cursor link (page is then ignored)',
-	},
+	listEnvelope: choice(
+		'list-envelope',
+		['items', 'data-meta', 'total-only', 'bare', 'next-link'],
+		'paginated lists (agents, campaigns, campaign data, chat history) as { items, total, page, totalPages }, { data, meta: { currentPage, perPage, total, lastPage } }, { items, total }, a bare array, or { items, next } with a cursor link (page is then ignored)',
+	),
 	fixedPageSize: {
 		flag: 'fixed-page-size',
 		default: 0,
@@ -66,68 +50,67 @@ export const ALTERNATIVES = Object.freeze({
 		kind: 'boolean',
 		says: 'the campaign list ignores its status filter and answers campaigns of every status',
 	},
-	historyOrder: {
-		flag: 'history-order',
-		default: 'sort',
-		values: ['sort', 'asc'],
-		says: 'chat history in the order sort asks for, or always oldest first',
-	},
-	campaignOrder: {
-		flag: 'campaign-order',
-		default: 'sort',
-		values: ['sort', 'asc'],
-		says: 'the campaign list in the order sort asks for, or always oldest first',
-	},
-	balanceShape: {
-		flag: 'balance-shape',
-		default: 'decisions',
-		values: ['decisions', 'available', 'strings', 'unknown'],
-		says: 'balance as { credit, currency, minutes, ratePerMinute }, as { availableCredit, availableMinutes, ratePerMinute }, with numbers as strings, or as { amountLeft, currency, ratePerMinute } (names no trigger reads)',
-	},
-	expiresInUnit: {
-		flag: 'expires-in-unit',
-		default: 's',
-		values: ['s', 'ms'],
-		says: 'expires_in of the token answer in seconds or in milliseconds',
-	},
+	historyOrder: choice(
+		'history-order',
+		['sort', 'asc'],
+		'chat history in the order sort asks for, or always oldest first',
+	),
+	campaignOrder: choice(
+		'campaign-order',
+		['sort', 'asc'],
+		'the campaign list in the order sort asks for, or always oldest first',
+	),
+	balanceShape: choice(
+		'balance-shape',
+		['decisions', 'available', 'strings', 'unknown'],
+		'balance as { credit, currency, minutes, ratePerMinute }, as { availableCredit, availableMinutes, ratePerMinute }, with numbers as strings, or as { amountLeft, currency, ratePerMinute } (names no trigger reads)',
+	),
+	expiresInUnit: choice(
+		'expires-in-unit',
+		['s', 'ms'],
+		'expires_in of the token answer in seconds or in milliseconds',
+	),
 	opaqueToken: {
 		flag: 'opaque-token',
 		default: false,
 		kind: 'boolean',
 		says: 'access tokens are opaque strings, not JWTs (no exp claim to read)',
 	},
-	errorShape: {
-		flag: 'error-shape',
-		default: 'decisions',
-		values: ['decisions', 'problem', 'text'],
-		says: 'error bodies as { statusCode, message, error }, as RFC 9457 problem details { type, title, status, detail }, or as plain text',
-	},
-	sendAnswer: {
-		flag: 'send-answer',
-		default: 'message',
-		values: ['message', 'empty'],
-		says: 'message sends answer 200 with the message, or 201 with no body',
-	},
-	mediaLinks: {
-		flag: 'media-links',
-		default: 'own',
-		values: ['own', 'storage', 'redirect'],
-		says: "a media message's content.url is on the API's own origin (token required), a signed link on a second origin standing in for storage (no token accepted), or on the own origin answering 302 to that storage link",
-	},
-	mediaHeaders: {
-		flag: 'media-headers',
-		default: 'full',
-		values: ['full', 'bare'],
-		says: 'media files come with Content-Type, Content-Length and Content-Disposition (the file name), or only as application/octet-stream, chunked, without a length or a name',
-	},
-	callRecordShape: callDataChoice('call-record-shape', [
-		'decisions',
-		'snake',
-		'minimal',
-		'unknown',
-	]),
-	callDataOrder: callDataChoice('call-data-order', ['upload', 'last-change']),
-	callDataPaging: callDataChoice('call-data-paging', ['pages', 'all']),
+	errorShape: choice(
+		'error-shape',
+		['decisions', 'problem', 'text'],
+		'error bodies as { statusCode, message, error }, as RFC 9457 problem details { type, title, status, detail }, or as plain text',
+	),
+	sendAnswer: choice(
+		'send-answer',
+		['message', 'empty'],
+		'message sends answer 200 with the message, or 201 with no body',
+	),
+	mediaLinks: choice(
+		'media-links',
+		['own', 'storage', 'redirect'],
+		"a media message's content.url is on the API's own origin (token required), a signed link on a second origin standing in for storage (no token accepted), or on the own origin answering 302 to that storage link",
+	),
+	mediaHeaders: choice(
+		'media-headers',
+		['full', 'bare'],
+		'media files come with Content-Type, Content-Length and Content-Disposition (the file name), or only as application/octet-stream, chunked, without a length or a name',
+	),
+	callRecordShape: choice(
+		'call-record-shape',
+		['decisions', 'snake', 'minimal', 'unknown'],
+		'campaign data records as { phoneNumber, status, attempts, durationSeconds, result, calledAt }, as { phone, status, attempts, duration_seconds, result, called_at }, without attempts and calledAt, or as { msisdn, outcome, tries } (names no trigger reads)',
+	),
+	callDataOrder: choice(
+		'call-data-order',
+		['upload', 'last-change'],
+		'campaign data in the order the numbers were uploaded, or the last changed first (pages shift while they are read); sort is ignored either way',
+	),
+	callDataPaging: choice(
+		'call-data-paging',
+		['pages', 'all'],
+		'campaign data in pages as page and limit ask, or every record in one answer whatever they ask',
+	),
 });
 
 /** @type {Alternatives} */

@@ -174,13 +174,7 @@ export async function* listPages(
 	path: string,
 	options: PageOptions = {},
 ): AsyncGenerator<FetchedPage> {
-	const {
-		pageSize = MAX_PAGE_SIZE,
-		firstPage = 1,
-		startQuery,
-		pagesMayShift,
-		...request
-	} = options;
+	const { pageSize = MAX_PAGE_SIZE, firstPage = 1, startQuery, pagesMayShift, ...rest } = options;
 	let page = Math.max(1, Math.floor(firstPage));
 	let query: IDataObject = startQuery ?? { page, limit: pageSize };
 	let previous: ListPage | undefined;
@@ -188,8 +182,8 @@ export async function* listPages(
 	let seen = (page - 1) * pageSize;
 	for (;;) {
 		const response = await apiRequest.call(this, 'GET', path, {
-			...request,
-			qs: { ...(request.qs ?? {}), ...query },
+			...rest,
+			qs: { ...(rest.qs ?? {}), ...query },
 		});
 		const listed = toListPage(response);
 		const keys = listed.items.map(recordKey);
