@@ -37,12 +37,12 @@ const tokenLog = join(work, 'tokens.txt');
 const logDir = join(work, 'logs');
 const printed = [];
 
-/** Runs one suite, passing its output through and keeping a copy for the leak check. */
-function runSuite(files, concurrency, extraEnv = {}) {
+/** Runs `node --test` on `files`; `onOutput(chunk, stream)` gets what it prints. Resolves to its exit code. */
+function nodeTest(files, args, extraEnv, onOutput) {
 	return new Promise((resolve) => {
 		const child = spawn(
 			process.execPath,
-			['--import', 'tsx', '--test', ...concurrency, '--test-reporter=spec', ...files],
+			['--import', 'tsx', '--test', ...args, '--test-reporter=spec', ...files],
 			{
 				cwd: root,
 				stdio: ['ignore', 'pipe', 'pipe'],
@@ -55,16 +55,46 @@ function runSuite(files, concurrency, extraEnv = {}) {
 				},
 			},
 		);
-		child.stdout.on('data', (chunk) => {
-			printed.push(chunk);
-			process.stdout.write(chunk);
-		});
-		child.stderr.on('data', (chunk) => {
-			printed.push(chunk);
-			process.stderr.write(chunk);
-		});
+		child.stdout.on('data', (chunk) => onOutput(chunk, process.stdout));
+		child.stderr.on('data', (chunk) => onOutput(chunk, process.stderr));
 		child.on('close', (code) => resolve(code));
 	});
+}
+
+/** Runs one suite in one `node --test`, passing its output through and keeping a copy for the leak check. */
+function runSuite(files, concurrency, extraEnv = {}) {
+	return nodeTest(files, [`--test-concurrency=${concurrency}`], extraEnv, (chunk, stream) => {
+		printed.push(chunk);
+		stream.write(chunk);
+	});
+}
+
+/**
+ * Runs each file in a `node --test` of its own, `concurrency` at a time, in the order given (node's
+ * runner sorts the files it is given by name). Each file's output is printed whole when it ends,
+ * so that files running side by side do not interleave, and the suite's totals after the last.
+ */
+async function runPool(files, concurrency, extraEnv) {
+	const queue = [...files];
+	const totals = { tests: 0, pass: 0, fail: 0, skipped: 0 };
+	const failedFiles = [];
+	const lane = async () => {
+		for (let file = queue.shift(); file; file = queue.shift()) {
+			console.log(`# started ${file}`);
+			const chunks = [];
+			const code = await nodeTest([file], [], extraEnv, (chunk) => chunks.push(chunk));
+			const text = Buffer.concat(chunks).toString('utf8');
+			printed.push(Buffer.from(text));
+			process.stdout.write(`\n## ${file}\n${text}`);
+			for (const key of Object.keys(totals))
+				totals[key] += Number(new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+			if (code !== 0) failedFiles.push(file);
+		}
+	};
+	await Promise.all(Array.from({ length: concurrency }, lane));
+	const summary = Object.entries(totals).map(([key, count]) => `${key} ${count}`);
+	console.log(`\n# totals: ${summary.join(', ')}; failed: ${failedFiles.join(', ') || 'none'}`);
+	return failedFiles.length ? 1 : 0;
 }
 
 function filesBelow(dir) {
@@ -143,13 +173,14 @@ function selectedRuns(args) {
 const CONCURRENCY = { unit: 2, sandbox: 2, integration: 2, e2e: 2, queue: 1 };
 
 /**
- * The e2e files with the polling triggers' first: they wait for n8n's minute-apart polls and take
- * minutes each, so starting them first lets the short files fill the other slot instead of
- * leaving two long files to run side by side at the end.
+ * The e2e files, longest first, so that the short ones fill the other slot at the end instead of
+ * two long ones running side by side: the restarts (several minutes of polls, n8n started again),
+ * then the other polling triggers' files (polls a minute apart), then the rest.
  */
 function slowFirst(files) {
-	const slow = (file) => (file.includes(`${sep}triggers${sep}`) ? 0 : 1);
-	return [...files].sort((a, b) => slow(a) - slow(b));
+	const rank = (file) =>
+		/restart/i.test(file) ? 0 : file.includes(`${sep}triggers${sep}`) ? 1 : 2;
+	return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
 let failed = false;
@@ -167,11 +198,10 @@ for (const { suite, files } of selectedRuns(process.argv.slice(2))) {
 		}
 	}
 	try {
-		const code = await runSuite(
-			suite === 'e2e' ? slowFirst(files) : files,
-			[`--test-concurrency=${CONCURRENCY[suite]}`],
-			shared?.env,
-		);
+		const code =
+			suite === 'e2e'
+				? await runPool(slowFirst(files), CONCURRENCY.e2e, shared?.env)
+				: await runSuite(files, CONCURRENCY[suite], shared?.env);
 		if (code !== 0) failed = true;
 	} finally {
 		await shared?.stop();

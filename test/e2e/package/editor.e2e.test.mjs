@@ -1,3 +1,5 @@
+// Own n8n: the editor preselects a credential only when it is the only one of its type, and the
+// e2e files running beside this one add theirs to the shared n8n (and would show in screenshots).
 // The nodes in n8n's editor, driven with headless Chromium (playwright-core, Debian's Chromium from
 // scripts/ensure-chromium.sh): each node is found through the node creator and opens its parameter
 // panel without the "not installed" error; a Voice AI node runs with "Execute step"; the campaign
@@ -55,7 +57,7 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 		browserLaunch.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
 		// One after the other: a sandbox started beside a failing useN8n() would be left open.
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		n8n = await useN8n();
+		n8n = await useN8n({ env: {} });
 		// The credential and the control workflow through the REST API the editor uses.
 		await n8n.importCredentials([
 			sandboxCredential({ name: CREDENTIAL_NAME }, sandbox, DEMO_CLIENTS.full),

@@ -8,8 +8,9 @@ import { before, describe } from 'node:test';
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import { doubled, endedAttempts, finalOutcomes, itemKey } from '../../../tools/callTruth.mjs';
 import { sleep, waitFor } from '../../../tools/processes.mjs';
-import { POLL_NOOP_NODE, pollingWorkflow, sandboxCredential } from '../../../tools/workflows.mjs';
-import { pollDiagnostics, suiteOptions } from '../harness.mjs';
+import { sandboxCredential } from '../../../tools/workflows.mjs';
+import { suiteOptions } from '../harness.mjs';
+import { callFinishedSteps, callFinishedWorkflow } from './callFinished.mjs';
 import { usePollingN8n } from './polling.mjs';
 
 const { version, title, it } = suiteOptions('Voice AI Trigger, Call Finished, in a running n8n');
@@ -43,16 +44,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 				name: 'E2E calls B',
 				retryDelaySteps: 50,
 			});
-			const workflow = ({ id, credential }, parameters) =>
-				pollingWorkflow({
-					id,
-					name: `e2e ${id}`,
-					triggerName: 'Call Finished',
-					type: 'n8n-nodes-voice-messaging.voiceAiTrigger',
-					parameters: { event: 'callFinished', campaignScope: 'chosen', ...parameters },
-					credential,
-					cronSecond,
-				});
+			const workflow = (w, parameters) => callFinishedWorkflow(w, cronSecond, parameters);
 			return [
 				workflow(WORKFLOWS.every, { campaignIds: [campaigns.a.id] }),
 				workflow(WORKFLOWS.final, {
@@ -68,40 +60,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		},
 	});
 
-	/** Polls of the Final Outcome workflow (its client's in-progress lists): the run's clock. */
-	const polls = () =>
-		suite.sandbox.log.filter(
-			(e) =>
-				e.clientId === DEMO_CLIENTS.voiceOnly.clientId &&
-				e.path.endsWith('/voice/campaigns') &&
-				e.query.status === 'in_progress',
-		).length;
-	const dataReads = (campaign) =>
-		suite.sandbox.log.filter((e) => e.path === `/api/v1/voice/campaigns/${campaign.id}/data`);
-	const diagnostics = () => pollDiagnostics(suite.sandbox, suite, 30);
-
-	/** Every item the workflow's executions have emitted, in order. */
-	async function itemsOf({ id }) {
-		const executions = await suite.api.executionsOf(id);
-		const items = [];
-		for (const execution of executions.sort((x, y) => Number(x.id) - Number(y.id))) {
-			assert.equal(execution.status, 'success', JSON.stringify(execution));
-			const { runData } = await suite.api.runDataOf(execution.id);
-			const runs = runData[POLL_NOOP_NODE] ?? [];
-			items.push(...(runs.at(-1)?.data?.main?.[0] ?? []).map((item) => item.json));
-		}
-		return items;
-	}
-
-	/** Waits for the next scheduled poll and lets it finish. */
-	async function nextPoll() {
-		const count = polls();
-		await waitFor(() => polls() > count, {
-			timeoutMs: 80_000,
-			describe: () => `no scheduled poll${diagnostics()}`,
-		});
-		await sleep(4_000);
-	}
+	const { polls, dataReads, diagnostics, itemsOf, nextPoll } = callFinishedSteps(suite);
 
 	/** What the run saw: B's data reads per poll, and A's results before activation. */
 	const run = { beforeA: new Map(), bReadsPerPoll: [], bFirstSweep: new Map(), ran: false };
