@@ -18,6 +18,7 @@ import { packPackage, removePack } from '../../tools/pack.mjs';
 import { sandboxCredential } from '../../tools/workflows.mjs';
 import { apiCall } from '../support/sandboxApi.mjs';
 import {
+	CALLS,
 	FANOUT,
 	MESSENGER_TRIGGER,
 	RATE,
@@ -64,6 +65,11 @@ export function useQueueCluster() {
 		api: undefined,
 		/** The second of each minute at which both triggers poll (UTC). */
 		cronSecond: 0,
+		/** Call Finished's own sandbox (queueWorkflows.mjs CALLS) and its call campaign. */
+		callSandbox: undefined,
+		callCampaign: undefined,
+		/** What the Call Finished part keeps between its two tests (callFinished.mjs). */
+		calls: undefined,
 		/** The broadcast message the Messenger Trigger watches (sent through the API before start). */
 		watchedMessage: undefined,
 		/** What the baseline test changed after the baseline polls (the trigger tests share it). */
@@ -86,7 +92,11 @@ export function useQueueCluster() {
 				.map((worker, i) => `--- worker ${i + 1} (tail) ---\n${worker.output().slice(-2000)}`)
 				.join('\n')}`,
 		executionsOf: (workflowId) => q.api.executionsOf(workflowId),
-		callWebhook: (path, body) => callWebhook(q.main.baseUrl, path, body),
+		callWebhook: (path, body) =>
+			callWebhook(q.main.baseUrl, path, body).catch((error) => {
+				error.message += ` (body ${JSON.stringify(body)})${q.diagnostics()}`;
+				throw error;
+			}),
 		fanOut: (label, count, onAnswer) => fanOut(q, label, count, onAnswer),
 		assertAllSucceeded: (results, workflowId) => assertAllSucceeded(q, results, workflowId),
 	};
@@ -109,6 +119,14 @@ export function useQueueCluster() {
 		for (const server of servers) if (server.status === 'rejected') throw server.reason;
 		// No request limit while the suite sets up and fans out; the rate-limit test sets one.
 		q.sandbox = await startSandbox({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0 });
+		q.callSandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+		// 40 numbers on 20 lines, half of the first calls ended before activation (callFinished.mjs).
+		q.callCampaign = q.callSandbox.startCallCampaign({
+			numbers: 40,
+			lines: 20,
+			name: 'Queue calls',
+		});
+		q.callSandbox.stepCalls(2, q.callCampaign.id);
 
 		const queueEnv = {
 			EXECUTIONS_MODE: 'queue',
@@ -138,11 +156,13 @@ export function useQueueCluster() {
 		);
 		const [mainInstance] = instances;
 
-		await mainInstance.importCredentials(
-			[FANOUT, RATE, TRIGGER, MESSENGER_TRIGGER].map(({ credential, client, requestsPerMinute }) =>
-				sandboxCredential(credential, q.sandbox, client, { requestsPerMinute }),
+		await mainInstance.importCredentials([
+			...[FANOUT, RATE, TRIGGER, MESSENGER_TRIGGER].map(
+				({ credential, client, requestsPerMinute }) =>
+					sandboxCredential(credential, q.sandbox, client, { requestsPerMinute }),
 			),
-		);
+			sandboxCredential(CALLS.credential, q.callSandbox, CALLS.client),
+		]);
 		// Any second: the trigger tests count the ticks that passed, whenever they fall.
 		q.cronSecond = Math.floor(Date.now() / 1000 + 45) % 60;
 		const sent = await apiCall(
@@ -158,7 +178,7 @@ export function useQueueCluster() {
 		const workflows = [
 			fanOutWorkflow(),
 			rateWorkflow(),
-			...triggerWorkflows(q.cronSecond, q.watchedMessage),
+			...triggerWorkflows(q.cronSecond, q.watchedMessage, q.callCampaign),
 		];
 		const file = join(mainInstance.userFolder, 'queue-workflows.json');
 		writeFileSync(file, JSON.stringify(workflows));
@@ -191,6 +211,7 @@ export function useQueueCluster() {
 		await q.main?.stop();
 		for (const instance of instances) await instance.cleanup();
 		await q.sandbox?.close();
+		await q.callSandbox?.close();
 		await Promise.all([redis?.stop(), postgres?.stop()]);
 		await removePack();
 	});

@@ -9,12 +9,15 @@
 // - triggers.mjs: the polling triggers run once, on the main instance: one poll per activation or
 //   tick, one change, one execution each;
 // - tokenExpiry.mjs: tokens revoked and expiring while both workers are busy: every item
-//   succeeds, and the token requests stay within the token endpoint's 10 a minute.
+//   succeeds, and the token requests stay within the token endpoint's 10 a minute;
+// - callFinished.mjs: Call Finished on a campaign whose calls land while the other parts run:
+//   each attempt that ends after activation fires once, retries included.
 //
 // The parts are modules registered here, in one process, so that they share the one cluster;
 // --test-name-pattern runs one of them (the trigger tests need both of theirs).
 import { describe } from 'node:test';
 
+import { callsFiredOnceTests, callsLandTests } from './callFinished.mjs';
 import { useQueueCluster } from './cluster.mjs';
 import { fanOutTests } from './fanOut.mjs';
 import { sharedLimitTests } from './sharedLimit.mjs';
@@ -23,16 +26,19 @@ import { triggerBaselineTests, triggersRanOnceTests } from './triggers.mjs';
 
 describe(
 	'queue mode: PostgreSQL, Redis, a main instance and two workers (n8n 2.41.1)',
-	{ timeout: 20 * 60_000 },
+	{ timeout: 25 * 60_000 },
 	() => {
 		const q = useQueueCluster();
 		// In this order: the triggers' next ticks come while the workers fan out; the trigger
 		// tests end before the shared-limit test fills the API's window (see triggers.mjs), and
-		// the token test, last, has the token endpoint's minute to itself.
+		// the token test has the token endpoint's minute to itself. The calls land in the
+		// background from the baseline on, and are checked last, when they have had the longest.
 		triggerBaselineTests(q);
+		callsLandTests(q);
 		fanOutTests(q);
 		triggersRanOnceTests(q);
 		sharedLimitTests(q);
 		tokenExpiryTests(q);
+		callsFiredOnceTests(q);
 	},
 );

@@ -30,12 +30,23 @@ export const MESSENGER_TRIGGER = {
 	requestsPerMinute: 100,
 };
 
+/**
+ * Call Finished: its own sandbox (cluster.mjs callSandbox), so that its polls, which list the
+ * campaigns in progress as the Campaign Status Changed trigger does, are not counted as that
+ * trigger's, and its token is not one of the other clients'.
+ */
+export const CALLS = {
+	credential: { id: 'queueCredCalls1', name: 'Queue Call Finished (voice client, own sandbox)' },
+	client: DEMO_CLIENTS.voiceOnly,
+};
+
 export const FANOUT_WORKFLOW = 'queueFanOut0001';
 export const RATE_WORKFLOW = 'queueRateLimit1';
 export const TRIGGER_WORKFLOW = 'queueTrigger001';
 export const TRIGGER_NODE = 'Voice AI Trigger';
 export const MESSENGER_TRIGGER_WORKFLOW = 'queueMsgTrigger';
 export const MESSENGER_TRIGGER_NODE = 'Messenger Trigger';
+export const CALLS_WORKFLOW = 'queueCallsDone1';
 
 const credentialRef = ({ credential }) => ({
 	voiceMessagingApi: { id: credential.id, name: credential.name },
@@ -118,8 +129,11 @@ export const rateWorkflow = () => ({
 	pinData: {},
 });
 
-/** The two polling triggers, both every minute at `cronSecond`; the second watches `message`. */
-export const triggerWorkflows = (cronSecond, message) => [
+/**
+ * The polling triggers, every minute at `cronSecond`: campaign status, the broadcast status of
+ * `message`, and Call Finished (Every Attempt) on `callCampaign` of the calls' own sandbox.
+ */
+export const triggerWorkflows = (cronSecond, message, callCampaign) => [
 	pollingWorkflow({
 		id: TRIGGER_WORKFLOW,
 		name: 'Queue campaign status trigger',
@@ -140,6 +154,15 @@ export const triggerWorkflows = (cronSecond, message) => [
 		type: `${PACKAGE_NAME}.messengerTrigger`,
 		parameters: { event: 'broadcastStatusChanged', messageIds: message.id, statuses: [] },
 		credential: MESSENGER_TRIGGER.credential,
+		cronSecond,
+	}),
+	pollingWorkflow({
+		id: CALLS_WORKFLOW,
+		name: 'Queue Call Finished trigger',
+		triggerName: TRIGGER_NODE,
+		type: `${PACKAGE_NAME}.voiceAiTrigger`,
+		parameters: { event: 'callFinished', campaignScope: 'chosen', campaignIds: [callCampaign.id] },
+		credential: CALLS.credential,
 		cronSecond,
 	}),
 ];
