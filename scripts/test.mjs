@@ -78,6 +78,8 @@ async function runPool(files, concurrency, extraEnv) {
 	const queue = [...files];
 	const totals = { tests: 0, pass: 0, fail: 0, skipped: 0 };
 	const failedFiles = [];
+	/** Each failing file's own "failing tests" summary, printed again after the totals. */
+	const failures = [];
 	const lane = async () => {
 		for (let file = queue.shift(); file; file = queue.shift()) {
 			console.log(`# started ${file}`);
@@ -88,10 +90,17 @@ async function runPool(files, concurrency, extraEnv) {
 			process.stdout.write(`\n## ${file}\n${text}`);
 			for (const key of Object.keys(totals))
 				totals[key] += Number(new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-			if (code !== 0) failedFiles.push(file);
+			if (code === 0) continue;
+			failedFiles.push(file);
+			const recap = text.indexOf('✖ failing tests:');
+			failures.push(
+				`\n## ${file} (exit code ${code})\n${recap === -1 ? text.slice(-6000) : text.slice(recap)}`,
+			);
 		}
 	};
 	await Promise.all(Array.from({ length: concurrency }, lane));
+	// A long run's log is often read from its end: the failures come again there.
+	if (failures.length) console.log(`\n# the failing files' summaries, again${failures.join('')}`);
 	const summary = Object.entries(totals).map(([key, count]) => `${key} ${count}`);
 	console.log(`\n# totals: ${summary.join(', ')}; failed: ${failedFiles.join(', ') || 'none'}`);
 	return failedFiles.length ? 1 : 0;

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import { DEFAULT_N8N_VERSION, isN8n1 } from './n8n.mjs';
-import { sleep } from './processes.mjs';
+import { sleep, waitFor } from './processes.mjs';
+import { lastRunItems } from './runData.mjs';
 
 /**
  * Runs an imported workflow of a running n8n the way the editor's "Execute workflow" button does
@@ -63,10 +64,18 @@ export async function runManually(
 /**
  * The REST API of a running n8n as a logged-in user: `rest` (answers other than 200 fail the
  * test, with the body), the executions of a workflow (summaries, newest first, running ones
- * included) and the run data of one execution (n8n stores it with `flatted`).
- * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string }} session
+ * included), the run data of one execution (n8n stores it with `flatted`) and the items a node
+ * output in every execution of a workflow. `workflowId` maps the IDs the callers use to n8n's
+ * (an n8n shared by several test files may have given a workflow another).
+ * @param {{ baseUrl: string, cookie: string, n8nDir: string, browserId?: string, workflowId?: (id: string) => string }} session
  */
-export function n8nRestApi({ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' }) {
+export function n8nRestApi({
+	baseUrl,
+	cookie,
+	n8nDir,
+	browserId = 'e2e-browser',
+	workflowId = (id) => id,
+}) {
 	const parseFlatted = createRequire(join(n8nDir, 'node_modules', 'n8n', 'package.json'))(
 		'flatted',
 	).parse;
@@ -87,25 +96,56 @@ export function n8nRestApi({ baseUrl, cookie, n8nDir, browserId = 'e2e-browser' 
 		}
 		return JSON.parse(text).data;
 	}
+	/** @param {string} id */
+	async function executionsOf(id) {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId: workflowId(id) }));
+		return (await rest('GET', `/rest/executions?filter=${filter}&limit=100`)).results;
+	}
+	/** @param {string} executionId */
+	async function runDataOf(executionId) {
+		const execution = await rest('GET', `/rest/executions/${executionId}`);
+		const data = typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
+		// A running execution may have no run data yet. `data` is the whole run data, parsed.
+		return {
+			execution,
+			runData: data?.resultData?.runData ?? {},
+			error: data?.resultData?.error,
+			data,
+		};
+	}
 	return {
 		rest,
-		/** @param {string} workflowId */
-		async executionsOf(workflowId) {
-			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-			return (await rest('GET', `/rest/executions?filter=${filter}&limit=100`)).results;
-		},
-		/** @param {string} executionId */
-		async runDataOf(executionId) {
-			const execution = await rest('GET', `/rest/executions/${executionId}`);
-			const data =
-				typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
-			// A running execution may have no run data yet. `data` is the whole run data, parsed.
-			return {
-				execution,
-				runData: data?.resultData?.runData ?? {},
-				error: data?.resultData?.error,
-				data,
-			};
+		executionsOf,
+		runDataOf,
+		/**
+		 * Every item `nodeName` output in the workflow's executions (a polling workflow's: one per
+		 * poll that found something), oldest execution first, once none is still running (waited
+		 * for up to `timeoutMs`). An execution that did not succeed fails the test.
+		 * @param {string} workflowId @param {string} nodeName
+		 */
+		async emittedItems(workflowId, nodeName, { timeoutMs = 60_000 } = {}) {
+			const unfinished = (execution) => ['new', 'running', 'waiting'].includes(execution.status);
+			const executions = await waitFor(
+				async () => {
+					const all = await executionsOf(workflowId);
+					return all.some(unfinished) ? undefined : all;
+				},
+				{
+					timeoutMs,
+					intervalMs: 1_000,
+					describe: () => `executions of ${workflowId} still running`,
+				},
+			);
+			const items = [];
+			for (const execution of executions.sort((x, y) => Number(x.id) - Number(y.id))) {
+				if (execution.status !== 'success') {
+					throw new Error(
+						`execution ${execution.id} of ${workflowId}: ${JSON.stringify(execution)}`,
+					);
+				}
+				items.push(...lastRunItems((await runDataOf(execution.id)).runData, nodeName));
+			}
+			return items;
 		},
 	};
 }

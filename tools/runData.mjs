@@ -45,6 +45,17 @@ export function parseRawOutput(stdout) {
 export function nodeOutput(result, nodeName, outputIndex = 0) {
 	const runData = result?.data?.resultData?.runData ?? result?.resultData?.runData;
 	if (!runData) throw new Error(`no runData in ${JSON.stringify(result).slice(0, 2000)}`);
+	return lastRunItems(runData, nodeName, outputIndex);
+}
+
+/**
+ * The items (their `json`) one node output on `outputIndex` in its last run; fails when the node
+ * did not run, or failed without output.
+ * @param {Record<string, any[]>} runData an execution's `resultData.runData`
+ * @param {string} nodeName
+ * @param {number} [outputIndex]
+ */
+export function lastRunItems(runData, nodeName, outputIndex = 0) {
 	const runs = runData[nodeName];
 	if (!runs?.length)
 		throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(runData)}`);

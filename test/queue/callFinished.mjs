@@ -67,18 +67,6 @@ export function callsFiredOnceTests(q) {
 		const { callSandbox: sandbox, callCampaign: campaign } = q;
 		const truth = () => endedAttempts(sandbox, campaign);
 		const expected = () => [...truth().keys()].filter((key) => !q.calls.before.has(key)).sort();
-		/** Every item of the workflow's executions once all have finished, else undefined. */
-		const items = async () => {
-			const executions = await q.executionsOf(CALLS_WORKFLOW);
-			if (executions.some((e) => ['new', 'running', 'waiting'].includes(e.status))) return;
-			const all = [];
-			for (const execution of executions.sort((x, y) => Number(x.id) - Number(y.id))) {
-				assert.equal(execution.status, 'success', JSON.stringify(execution));
-				const { runData } = await q.api.runDataOf(execution.id);
-				all.push(...runData[POLL_NOOP_NODE].at(-1).data.main[0].map((item) => item.json));
-			}
-			return all;
-		};
 		// The campaign ends five to eight polls after activation, before the other parts are done;
 		// the wait ends when the executions hold every attempt (or times out, and the comparison
 		// below shows what is missing).
@@ -86,7 +74,7 @@ export function callsFiredOnceTests(q) {
 		await waitFor(
 			async () => {
 				if (campaign.status !== 'completed') return false;
-				last = (await items()) ?? last;
+				last = await q.api.emittedItems(CALLS_WORKFLOW, POLL_NOOP_NODE);
 				return last.length >= expected().length;
 			},
 			{ timeoutMs: 8 * 60_000, intervalMs: 5_000, describe: () => 'the attempts below' },

@@ -160,12 +160,3 @@ export function changeWatchedState(sandbox, watchedIds) {
 	);
 	assert.deepEqual(statuses, ['sent', 'sent', 'failed']);
 }
-
-/** The items a node output in the last run of it, failing when it did not run or failed. */
-export function itemsOf(runData, nodeName) {
-	const runs = runData[nodeName];
-	assert.ok(runs?.length, `node "${nodeName}" did not run; ran: ${Object.keys(runData)}`);
-	const last = runs[runs.length - 1];
-	assert.equal(last.error, undefined, `node "${nodeName}" failed: ${JSON.stringify(last.error)}`);
-	return (last.data?.main?.[0] ?? []).map((item) => item.json);
-}

@@ -31,7 +31,7 @@
 //                                    assertExecutionSucceeded of tools/runData.mjs take it)
 //   runManually(id, triggerName, options)  tools/n8nRest.mjs runManually on this n8n
 //   activate(id), deactivate(id)     publish / unpublish (the same endpoints on both lines)
-//   executionsOf(id), runDataOf(executionId)  tools/n8nRest.mjs n8nRestApi
+//   executionsOf(id), runDataOf(executionId), emittedItems(id, nodeName)  tools/n8nRest.mjs n8nRestApi
 //   output()                         n8n's output since this handle was made
 //   log()                            the same, for assertExecutionSucceeded's failure message
 //   release()                        deactivates and deletes the file's workflows and
@@ -108,13 +108,13 @@ export async function useN8n({ version = DEFAULT_N8N_VERSION, env } = {}) {
 function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 	const { version, baseUrl, n8nDir } = base;
 	const session = { baseUrl, cookie, n8nDir, browserId: BROWSER_ID, version };
-	const api = n8nRestApi(session);
-	const { rest } = api;
 	const credentialIds = new Map();
 	const workflowIds = new Map();
 	/** What this file made, to delete in release(): workflow ids (n8n's) and credential ids. */
 	const made = { workflows: new Set(), active: new Set(), credentials: new Set() };
 	const workflowId = (id) => workflowIds.get(id) ?? id;
+	const api = n8nRestApi({ ...session, workflowId });
+	const { rest } = api;
 
 	/** A node with its credential references pointing at the credentials n8n gave ids to. */
 	const withCredentials = (node) =>
@@ -143,8 +143,9 @@ function n8nHandle({ base, cookie, output, releaseN8n, own }) {
 		instance: own?.instance,
 		server: own?.server,
 		rest,
-		executionsOf: (id) => api.executionsOf(workflowId(id)),
+		executionsOf: api.executionsOf,
 		runDataOf: api.runDataOf,
+		emittedItems: api.emittedItems,
 		output,
 		log: output,
 		credentialId: (id) => credentialIds.get(id) ?? id,

@@ -8,6 +8,7 @@ import {
 	byId,
 	executionError,
 	nodeOutput,
+	pollDiagnostics,
 	sandboxCredential,
 	suiteOptions,
 	useSandboxAndN8n,
@@ -45,6 +46,8 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	}
 
 	const apiEntries = () => e2e.sandbox.log.filter((entry) => entry.path !== TOKEN_PATH);
+	/** What the sandbox was asked, with n8n's output: the message of the exact-log checks below. */
+	const diagnostics = () => pollDiagnostics(e2e.sandbox, e2e.n8n, 30);
 	const successfulTokenRequests = () =>
 		e2e.sandbox.tokenRequests().filter((entry) => entry.status === 200);
 
@@ -166,6 +169,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 				['POST', TOKEN_PATH, 200],
 				['GET', path, 200],
 			],
+			diagnostics(),
 		);
 		assert.equal(e2e.sandbox.tokensIssued, 2);
 	});
@@ -179,10 +183,11 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		const items = voiceOutput(result);
 		assert.equal(items.length, 1);
 		assert.equal(items[0].credit, e2e.sandbox.state.balance.credit);
-		assert.deepEqual(e2e.sandbox.tokenRequests(), []);
+		assert.deepEqual(e2e.sandbox.tokenRequests(), [], diagnostics());
 		assert.deepEqual(
 			e2e.sandbox.log.map((entry) => entry.status),
 			[200],
+			diagnostics(),
 		);
 	});
 
@@ -203,11 +208,16 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		const error = executionError(result);
 		assert.ok(error, `expected the execution to fail: ${JSON.stringify(result).slice(0, 2000)}`);
 		const text = `${error.message ?? ''} ${error.description ?? ''}`;
-		assert.match(text, /rejected the Client ID or Client Secret/, JSON.stringify(error));
+		assert.match(
+			text,
+			/rejected the Client ID or Client Secret/,
+			JSON.stringify(error) + diagnostics(),
+		);
 		assert.doesNotMatch(JSON.stringify(error), /not-the-secret/);
 		assert.deepEqual(
 			e2e.sandbox.log.map((entry) => [entry.path, entry.status]),
 			[[TOKEN_PATH, 401]],
+			diagnostics(),
 		);
 	});
 });

@@ -9,6 +9,7 @@ import { before } from 'node:test';
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import {
 	executionError,
+	lastRunItems,
 	ROOT,
 	sandboxCredential,
 	sandboxModelCredential,
@@ -86,8 +87,9 @@ export const assignment = (node, name) => {
 	return found.value;
 };
 export const ranNodes = (runData) => Object.keys(runData);
+/** What a node output in its last run (lastRunItems); [] for a node that did not run (a branch not taken). */
 export const itemsOf = (runData, name, output = 0) =>
-	(runData[name]?.at(-1)?.data?.main?.[output] ?? []).map((item) => item.json);
+	runData[name] ? lastRunItems(runData, name, output) : [];
 
 /**
  * Called inside describe(): registers the before() and after() of one sandbox (no progression by

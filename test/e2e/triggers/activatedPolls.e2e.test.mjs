@@ -17,12 +17,11 @@ import {
 	VOICE_TRIGGER_TYPE,
 	changeWatchedState,
 	credentialsFor,
-	itemsOf,
 	plain,
 	sendWatchedBroadcast,
 	triggerWorkflow,
 } from '../../support/everyOperation.mjs';
-import { pollDiagnostics, sleep, useSandboxAndN8n, waitFor } from '../harness.mjs';
+import { lastRunItems, pollDiagnostics, sleep, useSandboxAndN8n, waitFor } from '../harness.mjs';
 
 /** Seconds from publishing the polling workflows to their first scheduled poll. */
 const FIRST_POLL_AFTER_S = 12;
@@ -170,7 +169,7 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 			broadcastPolls,
 			changed.broadcastPolls,
 		);
-		const items = itemsOf(runData, 'Messenger Trigger');
+		const items = lastRunItems(runData, 'Messenger Trigger');
 		const stored = (id) => plain(sandbox.state.broadcastMessages.find((m) => m.id === id));
 		assert.deepEqual(
 			items,
@@ -182,7 +181,7 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 			})),
 		);
 		assert.equal(items[2].message.error, 'Recipient unreachable');
-		assert.deepEqual(itemsOf(runData, 'No-Op'), items);
+		assert.deepEqual(lastRunItems(runData, 'No-Op'), items);
 	});
 
 	it('activated Voice AI Trigger → Balance Low: the next poll starts one execution for the drop', async () => {
@@ -192,7 +191,7 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 			balancePolls,
 			changed.balancePolls,
 		);
-		const items = itemsOf(runData, 'Voice AI Trigger');
+		const items = lastRunItems(runData, 'Voice AI Trigger');
 		const { currency, minutes, ratePerMinute } = sandbox.state.balance;
 		assert.deepEqual(items, [
 			{
@@ -203,7 +202,7 @@ describe('activated polling triggers in a real n8n', { timeout: 6 * 60_000 }, ()
 				balance: { credit: LOW_CREDIT, currency, minutes, ratePerMinute },
 			},
 		]);
-		assert.deepEqual(itemsOf(runData, 'No-Op'), items);
+		assert.deepEqual(lastRunItems(runData, 'No-Op'), items);
 		assert.deepEqual(
 			sandbox.log.filter((e) => e.status >= 400),
 			[],

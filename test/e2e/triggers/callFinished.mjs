@@ -1,7 +1,6 @@
 // What the Call Finished suites share (callFinished.e2e.test.mjs, callFinishedRestart.e2e.test.mjs):
 // the trigger's workflow, and the steps of a suite from usePollingN8n (polling.mjs) whose
 // workflows poll the sandbox's call campaigns.
-import assert from 'node:assert/strict';
 
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import { sleep, waitFor } from '../../../tools/processes.mjs';
@@ -38,17 +37,7 @@ export function callFinishedSteps(suite) {
 	const diagnostics = () => pollDiagnostics(suite.sandbox, suite, 30);
 
 	/** Every item the workflow's executions have emitted, in order. */
-	async function itemsOf({ id }) {
-		const executions = await suite.api.executionsOf(id);
-		const items = [];
-		for (const execution of executions.sort((x, y) => Number(x.id) - Number(y.id))) {
-			assert.equal(execution.status, 'success', JSON.stringify(execution));
-			const { runData } = await suite.api.runDataOf(execution.id);
-			const runs = runData[POLL_NOOP_NODE] ?? [];
-			items.push(...(runs.at(-1)?.data?.main?.[0] ?? []).map((item) => item.json));
-		}
-		return items;
-	}
+	const itemsOf = ({ id }) => suite.api.emittedItems(id, POLL_NOOP_NODE);
 
 	/** Waits for the next poll (scheduled, or the one at a start) and lets it finish. */
 	async function nextPoll() {

@@ -16,13 +16,12 @@ import {
 	VOICE_TRIGGER_TYPE,
 	changeWatchedState,
 	credentialsFor,
-	itemsOf,
 	plain,
 	runSuffix,
 	sendWatchedBroadcast,
 	triggerWorkflow,
 } from '../../support/everyOperation.mjs';
-import { useSandboxAndN8n, waitFor } from '../harness.mjs';
+import { lastRunItems, useSandboxAndN8n, waitFor } from '../harness.mjs';
 
 const WF = {
 	sampleStatus: 'e2eCovSmpStatus',
@@ -103,7 +102,7 @@ describe('Fetch Test Event of every trigger event in a real n8n', { timeout: 5 *
 		const { runData, error } = await n8n.runDataOf(started.executionId);
 		assert.equal(error, undefined, JSON.stringify(error));
 		assert.equal(summary.status, 'success', JSON.stringify(summary).slice(0, 1000));
-		return itemsOf(runData, triggerName);
+		return lastRunItems(runData, triggerName);
 	}
 
 	it('Fetch Test Event, Voice AI Trigger → Campaign Status Changed: the newest campaign in a chosen status', async () => {

@@ -56,7 +56,7 @@ export function usePollingN8n({ version, ownN8n = false, env, credentials, workf
 	const e2e = useSandboxAndN8n({ version, env: ownN8n ? { ...env } : env, credentials });
 	/** `sandbox` and `n8n` (useSandboxAndN8n) and what is below. */
 	const suite = Object.assign(e2e, {
-		/** @type {{ executionsOf: (id: string) => Promise<any[]>, runDataOf: (id: string) => Promise<any> }} */
+		/** @type {Pick<ReturnType<typeof n8nRestApi>, 'executionsOf' | 'runDataOf' | 'emittedItems'>} */
 		api: undefined,
 		/** Own n8n only: the running server (a new one after each restart). */
 		server: undefined,
@@ -78,9 +78,14 @@ export function usePollingN8n({ version, ownN8n = false, env, credentials, workf
 			({ server: suite.server, cookie } = await startWithOwner(instance, OWNER, BROWSER_ID));
 		}
 		const { baseUrl } = suite.server;
-		const api = n8nRestApi({ baseUrl, cookie, n8nDir: instance.n8nDir, browserId: BROWSER_ID });
 		// Workflows by the IDs they were imported with, as before the restart (1.x gives new ones).
-		suite.api = { ...api, executionsOf: (id) => api.executionsOf(suite.n8n.workflowId(id)) };
+		suite.api = n8nRestApi({
+			baseUrl,
+			cookie,
+			n8nDir: instance.n8nDir,
+			browserId: BROWSER_ID,
+			workflowId: suite.n8n.workflowId,
+		});
 	}
 
 	before(async () => {

@@ -6,6 +6,7 @@ import { describe } from 'node:test';
 
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import {
+	lastRunItems,
 	pollDiagnostics,
 	POLL_NOOP_NODE,
 	pollingWorkflow,
@@ -88,12 +89,6 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 	const executionsOf = (workflowId) => suite.api.executionsOf(workflowId);
 	const runDataOf = (executionId) => suite.api.runDataOf(executionId);
 
-	const itemsOf = (runData, nodeName) => {
-		const runs = runData[nodeName];
-		assert.ok(runs?.length, `node "${nodeName}" did not run; ran: ${Object.keys(runData)}`);
-		return (runs[runs.length - 1].data?.main?.[0] ?? []).map((item) => item.json);
-	};
-
 	const diagnostics = () => pollDiagnostics(suite.sandbox, suite, 30);
 
 	it('activation polls once for a baseline and starts no execution, although campaigns exist', async () => {
@@ -174,7 +169,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 
 		const { runData, error } = await runDataOf(summary.id);
 		assert.equal(error, undefined, JSON.stringify(error));
-		const items = itemsOf(runData, TRIGGER_NODE);
+		const items = lastRunItems(runData, TRIGGER_NODE);
 		assert.equal(items.length, 1, `only the completed campaign: ${JSON.stringify(items, null, 2)}`);
 		const [event] = items;
 		assert.equal(event.campaignId, changed.finished.id);
@@ -184,7 +179,7 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		assert.equal(event.campaign.id, changed.finished.id);
 		assert.equal(event.campaign.status, 'completed');
 		// The rest of the workflow ran on that item.
-		assert.deepEqual(itemsOf(runData, NOOP_NODE), items);
+		assert.deepEqual(lastRunItems(runData, NOOP_NODE), items);
 	});
 
 	it('New Campaign: the next poll starts exactly one execution with the created campaign', async () => {
@@ -194,12 +189,12 @@ describe(title, { timeout: 10 * 60_000 }, () => {
 		assert.equal(executions[0].status, 'success', JSON.stringify(executions[0]));
 		const { runData, error } = await runDataOf(executions[0].id);
 		assert.equal(error, undefined, JSON.stringify(error));
-		const items = itemsOf(runData, TRIGGER_NODE);
+		const items = lastRunItems(runData, TRIGGER_NODE);
 		assert.equal(items.length, 1, `only the new campaign: ${JSON.stringify(items, null, 2)}`);
 		assert.equal(items[0].id, changed.created.id);
 		assert.equal(items[0].name, 'E2E trigger campaign');
 		assert.equal(items[0].status, 'pending');
-		assert.deepEqual(itemsOf(runData, NOOP_NODE), items);
+		assert.deepEqual(lastRunItems(runData, NOOP_NODE), items);
 	});
 
 	it('a further poll with no change starts no execution in either workflow', async () => {
