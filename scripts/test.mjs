@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Runs the test suites with node's own test runner; TypeScript sources load through tsx.
-// Usage: node scripts/test.mjs [suite | path below test/ ...]
+// Usage: node scripts/test.mjs [--with-queue] [suite | path below test/ ...]
 //   suites: unit, sandbox, integration, e2e, queue (default: unit, sandbox, integration and e2e,
 //   in that order; queue runs only when named). A path (a file or folder below test/, e.g.
-//   test/e2e/actions) runs only those files, within the suite it belongs to.
+//   test/e2e/actions) runs only those files, within the suite it belongs to. --with-queue adds the
+//   queue suite. When the e2e and queue suites both run, the queue suite runs beside the e2e
+//   files (its cluster is its own; both mostly wait for polls), as CI runs them.
 //
 // The e2e files share one running n8n per line, started here before them (test/support/n8n.mjs).
 // Afterwards a leak check scans everything the suites printed, and the logs of every n8n they
@@ -70,37 +72,49 @@ function runSuite(files, concurrency, extraEnv = {}) {
 }
 
 /**
+ * The summaries of failures of the runs printed whole (node's "failing tests" section, else the
+ * tail), printed again at the very end: a long run's log is often read from its end.
+ */
+const failures = [];
+
+/**
+ * Runs `files` in one `node --test` beside other runs and prints its output whole when it ends,
+ * under `heading`, so that runs side by side do not interleave. Resolves to its exit code and output.
+ */
+async function runWhole(heading, files, args, extraEnv) {
+	const chunks = [];
+	const code = await nodeTest(files, args, extraEnv, (chunk) => chunks.push(chunk));
+	const text = Buffer.concat(chunks).toString('utf8');
+	printed.push(Buffer.from(text));
+	process.stdout.write(`\n## ${heading}\n${text}`);
+	if (code !== 0) {
+		const recap = text.indexOf('✖ failing tests:');
+		failures.push(
+			`\n## ${heading} (exit code ${code})\n${recap === -1 ? text.slice(-6000) : text.slice(recap)}`,
+		);
+	}
+	return { code, text };
+}
+
+/**
  * Runs each file in a `node --test` of its own, `concurrency` at a time, in the order given (node's
  * runner sorts the files it is given by name). Each file's output is printed whole when it ends,
- * so that files running side by side do not interleave, and the suite's totals after the last.
+ * and the suite's totals after the last.
  */
 async function runPool(files, concurrency, extraEnv) {
 	const queue = [...files];
 	const totals = { tests: 0, pass: 0, fail: 0, skipped: 0 };
 	const failedFiles = [];
-	/** Each failing file's own "failing tests" summary, printed again after the totals. */
-	const failures = [];
 	const lane = async () => {
 		for (let file = queue.shift(); file; file = queue.shift()) {
 			console.log(`# started ${file}`);
-			const chunks = [];
-			const code = await nodeTest([file], [], extraEnv, (chunk) => chunks.push(chunk));
-			const text = Buffer.concat(chunks).toString('utf8');
-			printed.push(Buffer.from(text));
-			process.stdout.write(`\n## ${file}\n${text}`);
+			const { code, text } = await runWhole(file, [file], [], extraEnv);
 			for (const key of Object.keys(totals))
 				totals[key] += Number(new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-			if (code === 0) continue;
-			failedFiles.push(file);
-			const recap = text.indexOf('✖ failing tests:');
-			failures.push(
-				`\n## ${file} (exit code ${code})\n${recap === -1 ? text.slice(-6000) : text.slice(recap)}`,
-			);
+			if (code !== 0) failedFiles.push(file);
 		}
 	};
 	await Promise.all(Array.from({ length: concurrency }, lane));
-	// A long run's log is often read from its end: the failures come again there.
-	if (failures.length) console.log(`\n# the failing files' summaries, again${failures.join('')}`);
 	const summary = Object.entries(totals).map(([key, count]) => `${key} ${count}`);
 	console.log(`\n# totals: ${summary.join(', ')}; failed: ${failedFiles.join(', ') || 'none'}`);
 	return failedFiles.length ? 1 : 0;
@@ -192,8 +206,18 @@ function slowFirst(files) {
 	return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
+const args = process.argv.slice(2);
+const runs = selectedRuns(args.filter((arg) => arg !== '--with-queue'));
+if (args.includes('--with-queue') && !runs.some((run) => run.suite === 'queue'))
+	runs.push(...selectedRuns(['queue']));
+/** The queue suite's run, when it goes beside the e2e files. */
+const beside = runs.some((run) => run.suite === 'e2e')
+	? runs.find((run) => run.suite === 'queue')
+	: undefined;
+
 let failed = false;
-for (const { suite, files } of selectedRuns(process.argv.slice(2))) {
+for (const { suite, files } of runs) {
+	if (suite === beside?.suite) continue;
 	console.log(`\n# suite: ${suite} (${files.length} files)`);
 	// The e2e files share one running n8n per line (test/support/n8n.mjs), started here once.
 	let shared;
@@ -207,15 +231,28 @@ for (const { suite, files } of selectedRuns(process.argv.slice(2))) {
 		}
 	}
 	try {
+		// Started once the run's tarball exists (the shared n8ns'), which its cluster installs too.
+		let besideRun;
+		if (suite === 'e2e' && beside) {
+			console.log(`# started the queue suite (${beside.files.length} files) beside the e2e files`);
+			besideRun = runWhole(
+				'the queue suite',
+				beside.files,
+				[`--test-concurrency=${CONCURRENCY.queue}`],
+				shared?.env,
+			);
+		}
 		const code =
 			suite === 'e2e'
 				? await runPool(slowFirst(files), CONCURRENCY.e2e, shared?.env)
 				: await runSuite(files, CONCURRENCY[suite], shared?.env);
-		if (code !== 0) failed = true;
+		if (code !== 0 || ((await besideRun)?.code ?? 0) !== 0) failed = true;
 	} finally {
 		await shared?.stop();
 	}
 }
+// A long run's log is often read from its end: the failures come again there.
+if (failures.length) console.log(`\n# the failing runs' summaries, again${failures.join('')}`);
 
 const check = leaks();
 if (check.hits.length) {

@@ -13,8 +13,7 @@ import { after, before } from 'node:test';
 import { startSandbox } from '../../sandbox/server.mjs';
 import { createN8nInstance, startWithOwner } from '../../tools/n8n.mjs';
 import { n8nRestApi } from '../../tools/n8nRest.mjs';
-import { BROWSER_ID, OWNER } from '../../tools/n8nRun.mjs';
-import { packPackage, removePack } from '../../tools/pack.mjs';
+import { BROWSER_ID, OWNER, cleanupTarball, packedTarball } from '../../tools/n8nRun.mjs';
 import { sandboxCredential } from '../../tools/workflows.mjs';
 import { apiCall } from '../support/sandboxApi.mjs';
 import {
@@ -111,7 +110,7 @@ export function useQueueCluster() {
 			ensureQueueServices().then((services) =>
 				Promise.allSettled([startRedis(services.redisServer), startPostgres(services.postgresBin)]),
 			),
-			packPackage(),
+			packedTarball(),
 		]);
 		[redis, postgres] = servers.map((server) =>
 			server.status === 'fulfilled' ? server.value : undefined,
@@ -213,7 +212,7 @@ export function useQueueCluster() {
 		await q.sandbox?.close();
 		await q.callSandbox?.close();
 		await Promise.all([redis?.stop(), postgres?.stop()]);
-		await removePack();
+		await cleanupTarball();
 	});
 
 	return q;
