@@ -190,10 +190,10 @@ function selectedRuns(args) {
  * Files run at once per suite. Node's default is one less than the cores: one file at a time on
  * the 2-core machines CI and contributors have. Unit, sandbox and integration files are CPU-bound
  * and short; e2e files spend most of their time waiting for n8n's polls (a minute apart), each in
- * its own workflows, credentials and sandbox, so two overlap their waits. The queue suite is one
+ * its own workflows, credentials and sandbox, so three overlap their waits. The queue suite is one
  * file holding a cluster of its own.
  */
-const CONCURRENCY = { unit: 2, sandbox: 2, integration: 2, e2e: 2, queue: 1 };
+const CONCURRENCY = { unit: 2, sandbox: 2, integration: 2, e2e: 3, queue: 1 };
 
 /**
  * The e2e files, longest first, so that the short ones fill the other slot at the end instead of
