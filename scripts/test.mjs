@@ -196,8 +196,8 @@ function selectedRuns(args) {
 const CONCURRENCY = { unit: 2, sandbox: 2, integration: 2, e2e: 3, queue: 1 };
 
 /**
- * The e2e files, longest first, so that the short ones fill the other slot at the end instead of
- * two long ones running side by side: the restarts (several minutes of polls, n8n started again),
+ * The e2e files, longest first, so that the short ones fill the other slots at the end instead of
+ * long ones running side by side: the restarts (several minutes of polls, n8n started again),
  * then the other polling triggers' files (polls a minute apart), then the rest.
  */
 function slowFirst(files) {
@@ -230,9 +230,10 @@ for (const { suite, files } of runs) {
 			continue;
 		}
 	}
+	/** @type {Promise<{ code: number | null }> | undefined} */
+	let besideRun;
 	try {
 		// Started once the run's tarball exists (the shared n8ns'), which its cluster installs too.
-		let besideRun;
 		if (suite === 'e2e' && beside) {
 			console.log(`# started the queue suite (${beside.files.length} files) beside the e2e files`);
 			besideRun = runWhole(
@@ -246,8 +247,11 @@ for (const { suite, files } of runs) {
 			suite === 'e2e'
 				? await runPool(slowFirst(files), CONCURRENCY.e2e, shared?.env)
 				: await runSuite(files, CONCURRENCY[suite], shared?.env);
-		if (code !== 0 || ((await besideRun)?.code ?? 0) !== 0) failed = true;
+		const besideCode = (await besideRun)?.code ?? 0;
+		if (code !== 0 || besideCode !== 0) failed = true;
 	} finally {
+		// The queue suite ends before the run's tarball goes with the shared n8ns.
+		await besideRun?.catch(() => {});
 		await shared?.stop();
 	}
 }
