@@ -179,6 +179,18 @@ export async function startPostgres(postgresBin) {
 		user: 'postgres',
 		database: 'n8n',
 		output: server.output,
+		/**
+		 * The rows `sql` selects from the database `n8n`, each as its columns' text.
+		 * @param {string} sql @returns {Promise<string[][]>}
+		 */
+		async query(sql) {
+			const args = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'n8n'];
+			const text = await pg('psql', [...args, '-AtX', '-F', '\t', '-c', sql]);
+			return text
+				.split('\n')
+				.filter(Boolean)
+				.map((line) => line.split('\t'));
+		},
 		async stop() {
 			await server.stop();
 			removeDir(dir);
