@@ -11,6 +11,7 @@ import {
 	assertExecutionSucceeded,
 	chainWorkflow,
 	defaultBinaryDataMode,
+	executionError,
 	nodeOutput,
 	sandboxCredential,
 	useSandboxAndN8n,
@@ -64,8 +65,12 @@ function base64FileNodes(base64, { fileName, mimeType }) {
 
 /** The raw output items (json and binary) of a node. */
 export function rawItems(result, nodeName) {
-	const runs = (result?.data?.resultData?.runData ?? result?.resultData?.runData)?.[nodeName];
-	assert.ok(runs?.length, `node "${nodeName}" did not run`);
+	const runData = result?.data?.resultData?.runData ?? result?.resultData?.runData ?? {};
+	const runs = runData[nodeName];
+	assert.ok(
+		runs?.length,
+		`node "${nodeName}" did not run; ran: ${Object.keys(runData)}; execution status ${result?.status}; error ${JSON.stringify(executionError(result))?.slice(0, 2000)}`,
+	);
 	return runs[runs.length - 1].data?.main?.[0] ?? [];
 }
 
