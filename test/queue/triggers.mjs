@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 
 import { sleep, waitFor } from '../../tools/processes.mjs';
+import { lastRunItems } from '../../tools/runData.mjs';
 import {
 	MESSENGER_TRIGGER,
 	MESSENGER_TRIGGER_NODE,
@@ -186,7 +187,7 @@ export function triggersRanOnceTests(q) {
 			assert.equal(all[0].status, 'success', JSON.stringify(all[0]));
 			assert.equal(all[0].mode, 'trigger');
 			const { runData } = await q.api.runDataOf(all[0].id);
-			return runData[nodeName].at(-1).data.main[0].map((item) => item.json);
+			return lastRunItems(runData, nodeName);
 		};
 		const campaignEvents = await onlyExecution(TRIGGER_WORKFLOW, TRIGGER_NODE);
 		assert.deepEqual(

@@ -10,6 +10,8 @@
 // end keeps waiting, up to CALL_TIMEOUT_MS.
 import { request } from 'node:http';
 
+import { lastRunItems } from '../../tools/runData.mjs';
+
 /** The longest a call waits for an answer or a finished execution. */
 const CALL_TIMEOUT_MS = 600_000;
 /** How long after its execution ended a call without an answer counts as one n8n lost. */
@@ -96,7 +98,7 @@ export function callWebhook({ baseUrl, lostAnswer }, path, body, callId) {
  * Node": the first item of the last node that ran; 500 for a failed execution), when its execution
  * ended over LOST_AFTER_S seconds ago; otherwise undefined.
  * @param {{ query: (sql: string) => Promise<string[][]> }} postgres the cluster's database
- * @param {{ runDataOf: (id: string) => Promise<{ data: any }> }} api the main's REST API
+ * @param {{ runDataOf: (id: string) => Promise<{ data: any, runData: any }> }} api the main's REST API
  * @param {string} callId
  * @returns {Promise<Answer | undefined>}
  */
@@ -112,8 +114,7 @@ export async function answerFromDatabase(postgres, api, callId) {
 		const text = JSON.stringify({ message: 'Workflow execution failed', execution: id, status });
 		return { status: 500, text, json: JSON.parse(text), lost: true };
 	}
-	const { data } = await api.runDataOf(id);
-	const last = data.resultData.lastNodeExecuted;
-	const json = data.resultData.runData[last].at(-1).data.main[0][0].json;
+	const { data, runData } = await api.runDataOf(id);
+	const [json] = lastRunItems(runData, data.resultData.lastNodeExecuted);
 	return { status: 200, text: JSON.stringify(json), json, lost: true };
 }
