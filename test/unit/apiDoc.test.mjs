@@ -1,10 +1,10 @@
-// docs/api.md is the repository's account of the API: the endpoints the package uses, the choices made
-// where the provider's description is silent, and the sandbox flags that answer otherwise. The README's
-// "Assumptions about the API" table is the users' short version of it. Each is checked against the
-// other and against the code, so neither can drift.
+// docs/api.md is the repository's account of the API, its one copy: the endpoints the package uses,
+// the choices made where the provider's description is silent (what users read when their API
+// answers otherwise), and the sandbox flags that answer otherwise. It is checked against the code,
+// so it cannot drift.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 import { ALTERNATIVES } from '../../sandbox/alternatives.mjs';
@@ -12,7 +12,6 @@ import { ENDPOINTS } from '../../sandbox/server.mjs';
 
 const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const apiDoc = read('docs/api.md');
-const readme = read('README.md');
 
 /** The cells of a Markdown table's body rows, found by its header's first cell. */
 function tableRows(markdown, firstHeader) {
@@ -60,21 +59,30 @@ describe('docs/api.md', () => {
 		}
 	});
 
-	it("has one entry for every row of the README's assumptions table, in the README's words", () => {
-		const section = readme.slice(readme.indexOf('## Assumptions about the API'));
-		const rows = tableRows(section, 'Assumption');
-		const entries = [...apiDoc.matchAll(/^- \*\*Assumed:\*\* (.*)$/gm)].map((match) => match[1]);
-		assert.ok(rows.length >= 20, `only ${rows.length} assumption rows read from the README`);
-		assert.deepEqual(
-			entries,
-			rows.map(([assumption]) => assumption),
+	it('says for every choice what is assumed, what happens when the API differs, and which code owns it', () => {
+		const choices = apiDoc.slice(
+			apiDoc.indexOf('## The choices, and what happens when the API differs'),
+			apiDoc.indexOf('## Tested against other answers'),
 		);
-		for (const [assumption, differs] of rows) {
-			if (!differs) continue;
-			assert.ok(
-				apiDoc.includes(`- **When the API differs:** ${differs}`),
-				`docs/api.md's entry "${assumption.slice(0, 60)}…" does not say what the README says happens`,
-			);
+		const entries = choices.split('\n### ').slice(1);
+		assert.ok(entries.length >= 20, `only ${entries.length} choices read from docs/api.md`);
+		for (const entry of entries) {
+			const name = entry.slice(0, entry.indexOf('\n'));
+			for (const field of ['Assumed', 'In full', 'Code', 'Sandbox']) {
+				assert.match(entry, new RegExp(`^- \\*\\*${field}:\\*\\* \\S`, 'm'), `${name}: ${field}`);
+			}
+			// Only a choice that passes every answer through has nothing to say when the API differs.
+			if (name !== 'Pass-through') {
+				assert.match(
+					entry,
+					/^- \*\*When the API differs:\*\* \S/m,
+					`${name}: When the API differs`,
+				);
+			}
+			const code = /^- \*\*Code:\*\* (.*)$/m.exec(entry)[1];
+			for (const [, path] of code.matchAll(/`([\w./-]+\/[\w./-]*)`/g)) {
+				assert.ok(existsSync(new URL(`../../${path}`, import.meta.url)), `${name}: ${path} exists`);
+			}
 		}
 	});
 

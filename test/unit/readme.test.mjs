@@ -1,7 +1,9 @@
-// What the README (and sandbox/README.md) says that the code and the repository's files can hold
-// it to: the upload types, Send and Wait for Response, the pacing rule, the sandbox's alternative
-// answers, and the Node.js versions; and that CONTRIBUTING.md's map matches the repository. A
-// change to one side without the other fails here.
+// What the README, the docs/ pages it links, CONTRIBUTING.md and sandbox/README.md say that the
+// code and the repository's files can hold them to: the upload types and Download Media's limits
+// (docs/messenger.md), Send and Wait for Response (docs/messenger.md), the pacing rule
+// (docs/limits-and-scaling.md), the sandbox's alternative answers (docs/api.md), and the Node.js
+// and n8n versions (CONTRIBUTING.md, docs/testing.md, the README); and that CONTRIBUTING.md's map
+// matches the repository. A change to one side without the other fails here.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,18 +16,36 @@ import {
 	UPLOAD_DOCUMENT_EXTENSIONS,
 } from '../../nodes/Messenger/actions/message/media.ts';
 import { DEFAULT_LABELS } from '../../nodes/Messenger/sendAndWait/properties.ts';
+import { DEFAULT_MAX_FILE_SIZE_MIB } from '../../nodes/shared/download.ts';
+import { MAX_REDIRECTS } from '../../nodes/shared/fileTransport.ts';
+import { MAX_FILE_SIZE_LIMIT_MIB } from '../../nodes/shared/mediaFiles.ts';
 import { ADAPTIVE_RULE } from '../../nodes/shared/pacing.ts';
 import { ALTERNATIVES } from '../../sandbox/alternatives.mjs';
 import { devNodeMajor, n8nLineNodeRule, readRepoFile } from '../support/unit.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const README = readRepoFile('README.md');
+const CONTRIBUTING = readRepoFile('CONTRIBUTING.md');
+const MESSENGER_DOC = readRepoFile('docs/messenger.md');
+const LIMITS_DOC = readRepoFile('docs/limits-and-scaling.md');
+const API_DOC = readRepoFile('docs/api.md');
+const TESTING_DOC = readRepoFile('docs/testing.md');
 const messenger = new Messenger();
 
-describe('the README lists the upload types the node allows', () => {
+/** A `## ` section of a Markdown page, up to the next `## ` heading. */
+function section(markdown, heading) {
+	const start = markdown.indexOf(`\n## ${heading}\n`);
+	assert.notEqual(start, -1, `no section "## ${heading}"`);
+	const end = markdown.indexOf('\n## ', start + 1);
+	return markdown.slice(start, end === -1 ? undefined : end);
+}
+
+describe('docs/messenger.md lists the upload types the node allows', () => {
 	it('names every allowed type, and no other, in the Send Media File paragraph', () => {
-		const paragraph = /\*\*Send Media File\*\* uploads[^]*?stops the item/.exec(README)?.[0];
-		assert.ok(paragraph, 'the README has the Send Media File paragraph');
+		const paragraph = /\*\*Send Media File\*\* uploads[^]*?stops\s+the\s+item/.exec(
+			MESSENGER_DOC,
+		)?.[0];
+		assert.ok(paragraph, 'docs/messenger.md has the Send Media File paragraph');
 		const named = new Set([...paragraph.matchAll(/`([^`]+)`/g)].map((match) => match[1]));
 		const prefixes = [...named].filter((token) => token.endsWith('/*'));
 		const extensions = [...named].filter((token) => token.startsWith('.'));
@@ -37,29 +57,42 @@ describe('the README lists the upload types the node allows', () => {
 	});
 });
 
-describe('the README describes Send and Wait for Response as the node has it', () => {
+describe("docs/messenger.md states Download Media's limits as the code has them", () => {
+	it('names the default and largest Max File Size and the most redirects followed', () => {
+		const limits = section(MESSENGER_DOC, 'Download Media').replace(/\s+/g, ' ');
+		assert.ok(
+			limits.includes(
+				`**Max File Size (MiB)**: default ${DEFAULT_MAX_FILE_SIZE_MIB}, at most ${MAX_FILE_SIZE_LIMIT_MIB}.`,
+			),
+		);
+		assert.ok(limits.includes(`followed one request each, at most ${MAX_REDIRECTS};`));
+	});
+});
+
+describe('docs/messenger.md describes Send and Wait for Response as the node has it', () => {
 	it('names every response type and form field type, and the default link label', () => {
-		const section = /### Send and Wait for Response\n([^]*?)\n### /.exec(README)?.[1];
-		assert.ok(section, 'the README has the section');
+		const sendAndWait = section(MESSENGER_DOC, 'Send and Wait for Response');
 		const own = messenger.description.properties.filter((p) =>
 			p.displayOptions?.show?.operation?.includes('sendAndWait'),
 		);
 		const names = (parameter) =>
 			own.find((p) => p.name === parameter).options.map((o) => o.name.toLowerCase());
-		for (const name of names('responseType')) assert.ok(section.toLowerCase().includes(name), name);
+		for (const name of names('responseType')) {
+			assert.ok(sendAndWait.toLowerCase().includes(name), name);
+		}
 		const fieldTypes = own
 			.find((p) => p.name === 'formFields')
 			.options[0].values.find((v) => v.name === 'fieldType')
 			.options.map((o) => o.name.toLowerCase());
 		assert.equal(fieldTypes.length, 6);
-		for (const type of fieldTypes) assert.ok(section.toLowerCase().includes(type), type);
-		assert.ok(section.includes(`\`${DEFAULT_LABELS.link}: https://…\``));
+		for (const type of fieldTypes) assert.ok(sendAndWait.toLowerCase().includes(type), type);
+		assert.ok(sendAndWait.includes(`\`${DEFAULT_LABELS.link}: https://…\``));
 	});
 });
 
-describe('the README states the pacing rule', () => {
+describe('docs/limits-and-scaling.md states the pacing rule', () => {
 	it("states the adaptive rule's numbers as the pacer has them", () => {
-		const oneLine = README.replace(/\s+/g, ' ');
+		const oneLine = LIMITS_DOC.replace(/\s+/g, ' ');
 		const { cutShare, steadyWindows, pauseJitterShare } = ADAPTIVE_RULE;
 		const words = { 1: 'one', 2: 'two', 3: 'three' };
 		for (const phrase of [
@@ -67,14 +100,14 @@ describe('the README states the pacing rule', () => {
 			`by one request a window for ${words[steadyWindows]} windows`,
 			`a cut drawn from ${cutShare.min * 100}–${cutShare.max * 100} %, pauses spread by up to ${pauseJitterShare * 100} %`,
 		]) {
-			assert.ok(oneLine.includes(phrase), `README: "${phrase}"`);
+			assert.ok(oneLine.includes(phrase), `docs/limits-and-scaling.md: "${phrase}"`);
 		}
 	});
 });
 
-describe('the README and the sandbox README list every alternative the sandbox offers', () => {
-	it('each flag with its values, and the README table of tested outcomes names each flag', () => {
-		const tested = README.slice(README.indexOf('### Tested against other answers'));
+describe('docs/api.md and the sandbox README list every alternative the sandbox offers', () => {
+	it('each flag with its values, and the list of tested outcomes names each flag', () => {
+		const tested = section(API_DOC, 'Tested against other answers');
 		const sandboxReadme = readRepoFile('sandbox/README.md');
 		for (const [option, spec] of Object.entries(ALTERNATIVES)) {
 			assert.ok(sandboxReadme.includes(`\`${option}\` (\`--${spec.flag}\`)`), option);
@@ -93,19 +126,36 @@ describe('the README and the sandbox README list every alternative the sandbox o
 	});
 });
 
-describe('the README names the Node.js versions', () => {
+describe('the Node.js and n8n versions the docs name', () => {
 	const required = devNodeMajor();
 	const rule = n8nLineNodeRule();
+	const tested = [...TESTING_DOC.matchAll(/^\| (\d+\.[\d.]+) +\| (\d+) +\|/gm)];
 
-	it('is the one the README names for a fresh clone', () => {
-		const setUp = /On a fresh clone[^]*?Node\.js (\d+)/.exec(README);
+	it('is the dev tools’ Node that CONTRIBUTING.md names for a fresh clone, and the README too', () => {
+		const setUp = /On a fresh clone[^]*?Node\.js (\d+)/.exec(CONTRIBUTING);
 		assert.equal(Number(setUp?.[1]), required);
+		const develop = /## Develop\n[^]*?fetch Node\.js (\d+)/.exec(README);
+		assert.equal(Number(develop?.[1]), required);
 	});
 
-	it('is the one the README’s Tested n8n versions table names per line', () => {
-		const rows = [...README.matchAll(/^\| (\d+)\.[\d.]+ +\| (\d+) +\|/gm)];
+	it('are the n8n versions the tests install, in docs/testing.md’s table and the README', () => {
+		const tools = readRepoFile('tools/n8n.mjs');
+		const installed = [
+			/DEFAULT_N8N_VERSION = process\.env\.N8N_VERSION \|\| '([\d.]+)'/.exec(tools)?.[1],
+			/N8N_1_VERSION = '([\d.]+)'/.exec(tools)?.[1],
+		];
 		assert.deepEqual(
-			rows.map(([, major, node]) => [major, Number(node)]),
+			tested.map(([, version]) => version),
+			installed,
+		);
+		const intro = README.slice(0, README.indexOf('\n## ')).replace(/\s+/g, ' ');
+		assert.ok(intro.includes(`tested on ${installed[0]} and ${installed[1]}`), 'README intro');
+	});
+
+	it('is the Node each line runs on in docs/testing.md’s Tested n8n versions table', () => {
+		const rows = tested.map(([, version, node]) => [version.split('.')[0], node]);
+		assert.deepEqual(
+			rows.map(([major, node]) => [major, Number(node)]),
 			[
 				['2', rule?.[2] && Number(rule[2])],
 				['1', rule?.[1] && Number(rule[1])],

@@ -75,8 +75,8 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 
 	if (!isN8n1(version)) {
 		it("AI Agent 3.1 in a workflow without executionOrder v1 (legacy order, or none set): the model gets an empty result, from n8n's Calculator too", async () => {
-			// Why every workflow here sets settings.executionOrder "v1" (as the editor does) and what the
-			// README's troubleshooting says. Should n8n change this, the test fails: update the README.
+			// Why every workflow here sets settings.executionOrder "v1" (as the editor does) and what
+			// docs/troubleshooting.md says. Should n8n change this, the test fails: update that page.
 			const tools = [suite.parts.tools.find((t) => t.name === 'Get balance'), CALCULATOR];
 			const results = {};
 			for (const [id, settings] of [

@@ -4,7 +4,7 @@
 // scripts/ensure-chromium.sh): each node is found through the node creator and opens its parameter
 // panel without the "not installed" error; a Voice AI node runs with "Execute step"; the campaign
 // picker lists the sandbox's campaigns. The screenshots go to a temporary folder; `npm run
-// screenshots` (EDITOR_SCREENSHOT_DIR=docs/images) refreshes the ones the README shows.
+// screenshots` (EDITOR_SCREENSHOT_DIR=docs/images) refreshes the ones the README and docs/ show.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,8 @@
 // The Node.js version the dev tools need is one fact: package.json "devEngines" (npm 11 reads
 // devEngines.runtime; scripts/node24.mjs runs the scripts under it). The files that repeat it for
 // their own tools (.nvmrc, the GitHub workflows, the Node that scripts/ensure-node.sh installs) must
-// name the same major version; the README's set-up line and its Tested n8n versions table are held
-// to it in test/unit/readme.test.mjs. "engines" is another fact: what the published package needs
+// name the same major version; CONTRIBUTING.md's set-up line, the README's Develop section and
+// docs/testing.md's Tested n8n versions table are held to it in test/unit/readme.test.mjs. "engines" is another fact: what the published package needs
 // where n8n runs it (test/e2e/package/package.e2e.test.mjs checks it against n8n).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
