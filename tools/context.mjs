@@ -354,7 +354,9 @@ export function createLoadOptionsContext({ credentials, http, node = TEST_NODE }
 /**
  * An IPollFunctions double. `staticData` is the node's static data object (kept by the caller
  * between polls, as n8n keeps it); `mode` is 'trigger' for scheduled polls, 'manual' for
- * "Fetch Test Event"; `warnings` collects what the node logs.
+ * "Fetch Test Event"; `warnings` collects what the node logs, `emittedErrors` the failed
+ * executions it reports beside its items (`__emitError`). `pollBudgetMs`: what n8n 2.41's
+ * `getPollBudgetMs()` gives (undefined: an n8n without it, such as 1.x).
  */
 export function createPollContext({
 	params,
@@ -364,10 +366,16 @@ export function createPollContext({
 	mode = 'trigger',
 	node = TEST_NODE,
 	store = binaryStore(),
+	pollBudgetMs,
+	workflowId = 'workflow-1',
 }) {
 	const warnings = [];
+	const emittedErrors = [];
 	const context = {
 		getNode: () => node,
+		getWorkflow: () => ({ id: workflowId, name: 'Test Workflow', active: true }),
+		...(pollBudgetMs === undefined ? {} : { getPollBudgetMs: () => pollBudgetMs }),
+		__emitError: (error) => emittedErrors.push(error),
 		getMode: () => mode,
 		getActivationMode: () => 'activate',
 		getWorkflowStaticData: () => staticData,
@@ -389,5 +397,5 @@ export function createPollContext({
 			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 		},
 	};
-	return { context, warnings, staticData };
+	return { context, warnings, emittedErrors, staticData };
 }

@@ -5,6 +5,7 @@ import { networkFailureWords } from './errorWords';
 import { fileIdentity } from './fileNames';
 import type { BodyStream, FileAnswer } from './fileTransport';
 import { FileRequestError, MAX_REDIRECTS, requestFile } from './fileTransport';
+import { pollClockOf } from './pollClock';
 
 /** The Max File Size a download gets when the node does not set one, in MiB. */
 export const DEFAULT_MAX_FILE_SIZE_MIB = 100;
@@ -167,6 +168,13 @@ export async function downloadFile(
 	}
 	if (limit.exceeded()) throw tooLarge(link, maxBytes);
 	if (stored) return stored;
+	// Cut off at the end of the poll's time (attemptLimits): the poll stops, the file waits.
+	const clock = pollClockOf(context);
+	if (clock && clock.remainingMs() === 0) {
+		throw clock.timeUp(`downloading the media of message ${link.messageId}`, {
+			cause: 'temporarily-unavailable',
+		});
+	}
 	throw new DownloadError(
 		`The media of message ${link.messageId} could not be downloaded: the transfer broke off`,
 		typeof code === 'string' ? `Network error code: ${code}` : 'Try again later.',

@@ -1,7 +1,8 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { Failure, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { keptByN8n, networkFailureWords, serverMessage } from './errorWords';
+import { retryAfterMs } from './rateLimitHints';
 
 export { serverMessage };
 
@@ -35,6 +36,8 @@ export class TokenExchangeError extends Error {
 		message: string,
 		readonly httpStatus?: number,
 		readonly description?: string,
+		/** The token endpoint was not reached (a network failure): a wait may help. */
+		readonly unreachable = false,
 	) {
 		super(message);
 		this.name = 'TokenExchangeError';
@@ -54,6 +57,10 @@ export interface RequestFailure {
 	detail?: string;
 	/** The answer was cut off or otherwise not valid JSON although it looked like JSON. */
 	malformed?: boolean;
+	/** The token could not be had: the token endpoint's status, or that it was not reached. */
+	token?: { status?: number; unreachable?: boolean };
+	/** No answer came within this many milliseconds (the attempt's time). */
+	timedOutMs?: number;
 }
 
 /** Per-call wording for statuses whose meaning depends on the operation. */
@@ -91,7 +98,11 @@ export function describeFailure(error: unknown): RequestFailure {
 	}
 	const tokenError = chain.find((link) => link instanceof TokenExchangeError);
 	if (tokenError) {
-		return { otherMessage: String(tokenError.message), detail: tokenError.description };
+		return {
+			otherMessage: String(tokenError.message),
+			detail: tokenError.description,
+			token: { status: tokenError.httpStatus, unreachable: tokenError.unreachable },
+		};
 	}
 	for (const link of chain) {
 		if (typeof link.code === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(link.code)) {
@@ -104,6 +115,37 @@ export function describeFailure(error: unknown): RequestFailure {
 		return { status: httpCode, body: first?.description ?? first?.message };
 	}
 	return { detail: first ? String(first.message ?? 'Unknown error') : String(error) };
+}
+
+/**
+ * Why a request failed, in the words n8n 2.41's poll scheduler reads on a thrown error (`failure`):
+ * a wait helps (rate-limited, temporarily-unavailable), or someone must act (credential-invalid,
+ * configuration-invalid). Older n8n ignores it. Undefined: n8n judges by the HTTP status.
+ */
+export function failureCause(failure: RequestFailure, now = Date.now()): Failure | undefined {
+	const status = failure.tokenStatus ?? failure.status;
+	if (status === 429) {
+		const wait = retryAfterMs(failure.headers, now);
+		return wait === undefined
+			? { cause: 'rate-limited' }
+			: { cause: 'rate-limited', retryAfterMs: wait };
+	}
+	if (failure.tokenStatus !== undefined) {
+		return failure.tokenStatus >= 400 && failure.tokenStatus < 500
+			? { cause: 'credential-invalid' }
+			: { cause: 'temporarily-unavailable' };
+	}
+	if (status === 401) return { cause: 'credential-invalid' };
+	if (status === 403 || status === 404) return { cause: 'configuration-invalid' };
+	if (
+		failure.malformed ||
+		failure.timedOutMs !== undefined ||
+		failure.code ||
+		(status ?? 0) >= 500
+	) {
+		return { cause: 'temporarily-unavailable' };
+	}
+	return undefined;
 }
 
 const ROLE_BY_PRODUCT: Record<string, string> = { voice: 'voicebot', messenger: 'messenger' };
@@ -123,6 +165,12 @@ function noAnswerWording(
 		return request.method === 'GET'
 			? 'The API answered with broken JSON, also when asked again. Try again later.'
 			: `The API answered with broken JSON (HTTP ${failure.status ?? 200}), so it is not known whether the request was carried out. Check before sending it again.`;
+	}
+	if (failure.timedOutMs !== undefined) {
+		const seconds = Math.round(failure.timedOutMs / 1000);
+		return request.method === 'GET'
+			? `The API at ${request.baseUrl} did not answer within ${seconds} s, also when asked again. Check that the server is up, or try again later.`
+			: `The API at ${request.baseUrl} did not answer within ${seconds} s, so it is not known whether the request was carried out. Check before sending it again.`;
 	}
 	if (failure.code) {
 		return `Could not reach the API at ${request.baseUrl}: ${networkFailureWords(failure.code)}. Check the credential's Base URL and that the server is up.`;
@@ -205,6 +253,8 @@ export function requestFailedError(
 	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
 	// one; ours already says what happened and where, so it is kept.
 	error.message = message;
+	const cause = failureCause(failure);
+	if (cause) error.failure = cause;
 	return error;
 }
 

@@ -5,8 +5,16 @@ import { originOf } from './auth/baseUrl';
 import type { RequestFailure } from './errors';
 import { describeFailure } from './errors';
 import { settleRequestSlot, waitForRequestSlot } from './pacing';
+import { pollClockOf } from './pollClock';
 import type { RequestContext } from './transport';
-import { CREDENTIAL_TYPE, credentialSettings, retryDelayMs, shouldRetry } from './transport';
+import {
+	attemptLimits,
+	CREDENTIAL_TYPE,
+	credentialSettings,
+	retryDelayMs,
+	shouldRetry,
+	timedAttempt,
+} from './transport';
 
 /** Most redirects one download follows (browsers allow about 20; storage links use one or two). */
 export const MAX_REDIRECTS = 5;
@@ -46,7 +54,11 @@ function discard(body: unknown): void {
 }
 
 /** An answer n8n handed back as it came (ignoreHttpStatusErrors): a failure unless it is a 2xx. */
-function failureOf(response: { body: BodyStream; headers?: IDataObject; statusCode?: number }) {
+function failureOf(response: {
+	body: BodyStream;
+	headers?: IDataObject;
+	statusCode?: number;
+}): RequestFailure | undefined {
 	const status = Number(response.statusCode ?? 200);
 	if (status >= 200 && status < 300) return undefined;
 	discard(response.body);
@@ -78,22 +90,38 @@ async function getOnce(
 	};
 	let renewed = false;
 	let renewing = false;
+	const clock = pollClockOf(context);
+	const where = { method: 'GET', path: new URL(url).pathname };
 	for (let attempt = 1; ; attempt++) {
-		const slot = pacing ? await waitForRequestSlot(pacing.key, pacing.perMinute) : undefined;
-		let response: { body: BodyStream; headers?: IDataObject; statusCode?: number } | undefined;
-		let failure: RequestFailure | undefined;
-		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(
-				context,
-				CREDENTIAL_TYPE,
-				{ ...request, ignoreHttpStatusErrors: !renewing, headers: { ...(request.headers ?? {}) } },
-			)) as { body: BodyStream; headers?: IDataObject; statusCode?: number };
-			failure = failureOf(response);
-		} catch (error) {
-			failure = describeFailure(error);
-			discard(failure.body);
-		}
+		const slot = pacing
+			? await waitForRequestSlot(pacing.key, pacing.perMinute, clock?.latestStart())
+			: undefined;
+		if (slot === null && clock) throw clock.turnTimeUp(where);
+		const limits = attemptLimits(clock);
+		const { response, failure } = await timedAttempt<{
+			response?: { body: BodyStream; headers?: IDataObject; statusCode?: number };
+			failure?: RequestFailure;
+		}>(clock, limits, async () => {
+			try {
+				const answer = (await context.helpers.httpRequestWithAuthentication.call(
+					context,
+					CREDENTIAL_TYPE,
+					{
+						...request,
+						...limits,
+						ignoreHttpStatusErrors: !renewing,
+						headers: { ...(request.headers ?? {}) },
+					},
+				)) as { body: BodyStream; headers?: IDataObject; statusCode?: number };
+				return { response: answer, failure: failureOf(answer) };
+			} catch (error) {
+				const failed = describeFailure(error);
+				discard(failed.body);
+				return { response: undefined, failure: failed };
+			}
+		});
 		settleRequestSlot(slot, failure);
+		if (clock && failure?.timedOutMs !== undefined) throw clock.answerTimeUp(where);
 		if (response && !failure) return { body: response.body, headers: response.headers ?? {}, url };
 		const failed = failure ?? {};
 		if (pacing && failed.status === 401 && !renewed) {
@@ -112,10 +140,12 @@ async function getOnce(
 			}
 		}
 		const redirect = failed.status !== undefined && REDIRECT_STATUSES.has(failed.status);
-		if (redirect || !shouldRetry('GET', failed, attempt)) {
+		const delay =
+			!redirect && shouldRetry('GET', failed, attempt) ? retryDelayMs(failed, attempt) : -1;
+		if (delay < 0 || (clock && !clock.hasRoom(delay))) {
 			throw new FileRequestError({ ...failed, body: undefined }, url);
 		}
-		await sleep(retryDelayMs(failed, attempt));
+		await sleep(delay);
 	}
 }
 

@@ -8,8 +8,9 @@ import type {
 } from 'n8n-workflow';
 
 import type { MediaLink } from './download';
-import { DEFAULT_MAX_FILE_SIZE_MIB, downloadFile } from './download';
+import { DEFAULT_MAX_FILE_SIZE_MIB, DownloadError, downloadFile } from './download';
 import { asNodeError } from './errors';
+import { PollTimeUp } from './pollClock';
 import { requireNumberInRange, requireText } from './validation';
 
 /** The largest Max File Size the option takes, in MiB (n8n's binary store takes larger files, but 2 GiB is where Node's buffers stop in memory mode). */
@@ -94,17 +95,41 @@ function mediaErrorOf(context: MediaContext, error: unknown): IDataObject {
 		: { message: shown.message };
 }
 
+/** Reads a message again for its current media link (a signed link that expired gets a new one). */
+export type FreshLink = (messageId: string) => Promise<MediaLink | undefined>;
+
+/** A message's file; a link that expired or is gone is asked for again once, when `freshLink` can. */
+async function downloadWithFreshLink(
+	context: MediaContext,
+	link: MediaLink,
+	maxBytes: number,
+	freshLink: FreshLink | undefined,
+) {
+	let failed: unknown;
+	try {
+		return await downloadFile(context, link, maxBytes);
+	} catch (error) {
+		failed = error;
+	}
+	const stale = failed instanceof DownloadError && ['expired', 'gone'].includes(failed.reason);
+	const fresh = stale && freshLink ? await freshLink(link.messageId) : undefined;
+	if (!fresh || fresh.url === link.url) throw failed;
+	return await downloadFile(context, fresh, maxBytes);
+}
+
 /**
  * Each message's file (when it has one) downloaded into `binary` under the settings' field
  * name, then `<name>_2`, `<name>_3` … for further files of the same item; each message that got
  * one records the field in `binaryProperty`. With `keepErrors` a failed download leaves
- * `mediaError` on its message instead of failing (a trigger never loses the message).
+ * `mediaError` on its message instead of failing (a trigger never loses the message); the end of
+ * a poll's time (PollTimeUp) is thrown whatever `keepErrors` says: the file waits for the next poll.
  */
 export async function attachFiles(
 	context: MediaContext,
 	messages: IDataObject[],
 	settings: MediaSettings,
 	keepErrors: boolean,
+	freshLink?: FreshLink,
 ): Promise<IBinaryKeyData | undefined> {
 	const binary: IBinaryKeyData = {};
 	let count = 0;
@@ -115,13 +140,14 @@ export async function attachFiles(
 			count === 0 ? settings.binaryPropertyName : `${settings.binaryPropertyName}_${count + 1}`;
 		let failed: unknown;
 		try {
-			binary[name] = await downloadFile(context, link, settings.maxBytes);
+			binary[name] = await downloadWithFreshLink(context, link, settings.maxBytes, freshLink);
 			message.binaryProperty = name;
 			count++;
 		} catch (error) {
 			failed = error;
 		}
 		if (failed === undefined) continue;
+		if (failed instanceof PollTimeUp) throw failed;
 		if (!keepErrors) throw asNodeError(context.getNode(), failed);
 		message.mediaError = mediaErrorOf(context, failed);
 	}

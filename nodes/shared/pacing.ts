@@ -183,10 +183,15 @@ export interface RequestSlot {
 	settled: boolean;
 }
 
-async function takeSlotWhenFree(pacer: PacerState): Promise<RequestSlot> {
+async function takeSlotWhenFree(
+	pacer: PacerState,
+	latestStart: number,
+): Promise<RequestSlot | null> {
 	for (;;) {
 		const now = Date.now();
 		const delay = sendDelay(pacer, now);
+		// A turn that comes too late is not taken: the next in the queue goes on at once.
+		if (now + Math.max(0, delay) > latestStart) return null;
 		if (delay <= 0) {
 			markSent(pacer, now);
 			return { pacer, sentAt: now, settled: false };
@@ -198,25 +203,30 @@ async function takeSlotWhenFree(pacer: PacerState): Promise<RequestSlot> {
 /**
  * Waits for this credential's turn (0 or less: no pacing) and takes it. Executions of one process
  * queue in order; what they may send adapts to the 429s they meet, never above `perMinute`.
- * Hand the slot to `settleRequestSlot` when the answer comes.
+ * Hand the slot to `settleRequestSlot` when the answer comes. Null: the turn would come after
+ * `latestStart` (a poll whose time would be up by then), and none was taken.
  */
 export async function waitForRequestSlot(
 	key: string,
 	perMinute: number,
-): Promise<RequestSlot | undefined> {
+	latestStart = Infinity,
+): Promise<RequestSlot | undefined | null> {
 	if (!Number.isFinite(perMinute) || perMinute <= 0) return undefined;
 	const ceiling = Math.max(1, Math.floor(perMinute));
 	const pacer = pacers.get(key) ?? { ...createPacer(ceiling), queue: Promise.resolve() };
 	pacers.set(key, pacer);
 	pacer.ceiling = ceiling;
 	pacer.allowance = Math.min(pacer.allowance, ceiling);
-	const turn = pacer.queue.then(async () => await takeSlotWhenFree(pacer));
+	const turn = pacer.queue.then(async () => await takeSlotWhenFree(pacer, latestStart));
 	pacer.queue = turn;
 	return await turn;
 }
 
 /** Tells the pacer what a request got: nothing (2xx), or the failure (a 429 with its headers). */
-export function settleRequestSlot(slot: RequestSlot | undefined, failure?: RequestFailure): void {
+export function settleRequestSlot(
+	slot: RequestSlot | undefined | null,
+	failure?: RequestFailure,
+): void {
 	if (!slot || slot.settled) return;
 	slot.settled = true;
 	const now = Date.now();

@@ -1,12 +1,32 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type {
+	Failure,
+	IDataObject,
+	INodeExecutionData,
+	IPollFunctions,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 
-import { asNodeError } from './errors';
+import { asNodeError, InputError, UnexpectedAnswerError } from './errors';
+import {
+	ownPollBudgetMs,
+	PollClock,
+	pollClockOf,
+	PollTimeUp,
+	shortestPollInterval,
+	withPollClock,
+} from './pollClock';
 import { OutputItems } from './router';
 
-/** What one poll found: items to emit (JSON, or items with files) and the state to keep when it succeeded. */
+/**
+ * What one poll found: items to emit (JSON, or items with files) and the state to keep when it
+ * succeeded; `failures`: what could not be read while the rest could (a watched chat that is gone,
+ * one that failed), each reported as a failed execution of its own.
+ */
 export interface PollResult<S> {
 	items: IDataObject[] | OutputItems;
 	state: S;
+	failures?: unknown[];
 }
 
 /** Items as n8n emits them: null for none. */
@@ -27,14 +47,84 @@ interface StoredState<S> {
 	state: S;
 }
 
+/** Polls running now in this process, by workflow and node: a node's next poll waits for none. */
+const running = new Set<string>();
+
+/** Whether a poll of this node is running in this process (tests). */
+export function isPolling(context: IPollFunctions): boolean {
+	return running.has(pollKey(context));
+}
+
+function pollKey(context: IPollFunctions): string {
+	const node = context.getNode();
+	return `${String(context.getWorkflow().id ?? '')}\u0000${node.id ?? node.name}`;
+}
+
+/**
+ * The time this poll may take: the shorter of n8n's budget (`getPollBudgetMs`, n8n 2.41 and
+ * later) and our own below the poll interval (pollClock.ts).
+ */
+export function pollBudgetMs(context: IPollFunctions): number {
+	let pollTimes: unknown;
+	try {
+		pollTimes = context.getNodeParameter('pollTimes', {});
+	} catch {
+		// A node without Poll Times (a test double): the shortest interval n8n allows.
+	}
+	const own = ownPollBudgetMs(shortestPollInterval(pollTimes));
+	const offered =
+		typeof context.getPollBudgetMs === 'function' ? Number(context.getPollBudgetMs()) : NaN;
+	return Number.isFinite(offered) && offered > 0 ? Math.min(own, offered) : own;
+}
+
+/** Why a poll failed, in n8n's words (its scheduler reads `failure`), where the error says none. */
+function declaredFailure(error: unknown): Failure | undefined {
+	const declared = (error as { failure?: Failure } | undefined)?.failure;
+	if (declared) return declared;
+	if (error instanceof UnexpectedAnswerError) return { cause: 'node-defect' };
+	if (error instanceof InputError) return { cause: 'configuration-invalid' };
+	return undefined;
+}
+
+/** The error a poll throws: n8n's error for the node, with the cause n8n's scheduler reads. */
+export function pollError(
+	context: IPollFunctions,
+	error: unknown,
+): NodeApiError | NodeOperationError {
+	const shown = asNodeError(context.getNode(), error);
+	const failure = declaredFailure(error);
+	if (failure && !shown.failure) shown.failure = failure;
+	return shown;
+}
+
+/**
+ * A failure of one watched thing in a poll that read the others: a failed execution of its own
+ * (the Error Workflow runs) while the poll hands over what it read. n8n runs what a poll throws
+ * this way; a poll cannot both throw and emit, so the failure goes the same way by hand.
+ */
+function reportPartialFailure(context: IPollFunctions, error: unknown): void {
+	const shown = pollError(context, error);
+	if (typeof context.__emitError === 'function') {
+		context.__emitError(shown);
+		return;
+	}
+	context.logger.warn(`${context.getNode().name}: ${shown.message}`);
+}
+
 /**
  * Runs one poll with the rules every trigger here follows:
+ * - one poll of a node at a time in this process: a poll that starts while the last one still
+ *   runs returns nothing and changes nothing (n8n starts polls on time whatever the last does);
+ * - every poll keeps to its time (pollBudgetMs): requests wait at most what is left of it, and
+ *   the handlers stop reading when it is up (PollTimeUp), hand over what they read and record
+ *   where to go on;
  * - the first poll (no state for this key) records a baseline and emits nothing;
  * - a manual "Fetch Test Event" returns a sample and leaves the state untouched;
  * - the state is written only after the whole poll succeeded, so a failed poll changes nothing
- *   and the next one sees the same baseline: nothing is lost or emitted twice;
- * - errors are thrown in manual mode and on the first poll (so activation shows them), and
- *   logged otherwise, so a passing outage does not stop the workflow.
+ *   and the next one sees the same state: nothing is lost or emitted twice;
+ * - a poll that fails throws, with its cause (`failure`): n8n records a failed execution and runs
+ *   the Error Workflow (the first poll's error shows at activation); a failure of one watched
+ *   thing while the others were read is a failed execution of its own (reportPartialFailure).
  */
 export async function runPoll<S>(
 	context: IPollFunctions,
@@ -48,27 +138,51 @@ export async function runPoll<S>(
 	const staticData = context.getWorkflowStaticData('node');
 	const stored = staticData.poll as StoredState<S> | undefined;
 	const current = stored && stored.key === key ? stored.state : undefined;
-	const manual = context.getMode() === 'manual';
 	try {
-		if (manual) {
+		if (context.getMode() === 'manual') {
 			return emitted(context, await handlers.sample(current));
 		}
-		if (current === undefined) {
-			const state = await handlers.baseline();
-			staticData.poll = { key, state } as unknown as IDataObject;
+		const guard = pollKey(context);
+		if (running.has(guard)) {
+			context.logger.info(
+				`${context.getNode().name}: the previous poll is still running; this one is skipped`,
+			);
 			return null;
 		}
-		const { items, state } = await handlers.poll(current);
-		staticData.poll = { key, state } as unknown as IDataObject;
-		return emitted(context, items);
+		running.add(guard);
+		try {
+			const clock = new PollClock(pollBudgetMs(context));
+			return await withPollClock(context, clock, async () => {
+				if (current === undefined) {
+					const state = await handlers.baseline();
+					staticData.poll = { key, state } as unknown as IDataObject;
+					return null;
+				}
+				const { items, state, failures = [] } = await handlers.poll(current);
+				staticData.poll = { key, state } as unknown as IDataObject;
+				for (const failure of failures) reportPartialFailure(context, failure);
+				return emitted(context, items);
+			});
+		} finally {
+			running.delete(guard);
+		}
 	} catch (error) {
-		// A trigger has no items, so no item index.
-		if (manual || current === undefined) throw asNodeError(context.getNode(), error);
-		context.logger.warn(
-			`${context.getNode().name}: poll failed, state kept for the next poll: ${(error as Error).message}`,
-		);
-		return null;
+		throw pollError(context, error);
 	}
+}
+
+/**
+ * For a handler that reads in steps: `error` stopped a step. When the poll's time ran out after
+ * something was read, the handler hands over what it read and records where to go on; any other
+ * error (or a poll that read nothing in its time) is thrown, and the poll fails.
+ */
+export function rethrowUnlessTimeUp(error: unknown, readSomething: boolean): void {
+	if (!(error instanceof PollTimeUp) || !readSomething) throw error;
+}
+
+/** Whether a handler that reads in steps may start another: the poll's time allows one more. */
+export function timeForAnotherRead(context: IPollFunctions): boolean {
+	return pollClockOf(context)?.hasRoom() ?? true;
 }
 
 /**
@@ -79,6 +193,6 @@ export function triggerSetting<T>(context: IPollFunctions, read: () => T): T {
 	try {
 		return read();
 	} catch (error) {
-		throw asNodeError(context.getNode(), error);
+		throw pollError(context, error);
 	}
 }

@@ -14,6 +14,8 @@ import type { ErrorContext, RequestFailure } from './errors';
 import { describeFailure, requestFailedError } from './errors';
 import { MultipartBody } from './multipart';
 import { settleRequestSlot, waitForRequestSlot } from './pacing';
+import type { PollClock } from './pollClock';
+import { pollClockOf } from './pollClock';
 import { retryAfterMs } from './rateLimitHints';
 import { isPathSegment } from './validation';
 
@@ -34,7 +36,46 @@ export const retrySettings = {
 	maxRetryAfterMs: 60_000,
 	/** Spread added to a Retry-After wait so parallel executions do not return together. */
 	retryAfterJitterMs: 250,
+	/**
+	 * Longest silence to wait for an answer outside a poll: a host that takes the connection and
+	 * never answers fails the request instead of holding the execution for good. A poll waits at
+	 * most what is left of its time (pollClock.ts).
+	 */
+	requestTimeoutMs: 120_000,
 };
+
+/**
+ * How long one attempt may wait: the request timeout, or within a poll what is left of its time,
+ * then also as a hard limit (an abort signal: a trickling answer is cut off too).
+ */
+export function attemptLimits(clock: PollClock | undefined): {
+	timeout: number;
+	abortSignal?: AbortSignal;
+} {
+	if (!clock) return { timeout: retrySettings.requestTimeoutMs };
+	const left = Math.max(1, Math.min(retrySettings.requestTimeoutMs, clock.remainingMs()));
+	return { timeout: left, abortSignal: AbortSignal.timeout(left) };
+}
+
+/**
+ * Sends one attempt within `limits`, and tells the poll's clock how long it took. A failure with
+ * no answer that came at the end of the attempt's time is marked as timed out.
+ */
+export async function timedAttempt<T extends { failure?: RequestFailure }>(
+	clock: PollClock | undefined,
+	limits: { timeout: number },
+	attempt: () => Promise<T>,
+): Promise<T> {
+	const started = Date.now();
+	const result = await attempt();
+	const took = Date.now() - started;
+	clock?.noteRead(took);
+	const { failure } = result;
+	if (failure && failure.status === undefined && took >= limits.timeout * 0.9) {
+		failure.timedOutMs = limits.timeout;
+	}
+	return result;
+}
 
 const TRANSIENT_NETWORK_CODES = new Set([
 	'ECONNRESET',
@@ -162,17 +203,27 @@ export async function apiRequest(
 	// again): for a streamed file that is the whole file in memory. The API does not redirect.
 	if (options.body instanceof MultipartBody) request.disableFollowRedirect = true;
 
+	const clock = pollClockOf(this);
+	const where = { method, path, baseUrl };
 	for (let attempt = 1; ; attempt++) {
-		const slot = await waitForRequestSlot(pacingKey, perMinute);
-		const { answer, failure } = await sendOnce(this, request);
+		const slot = await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart());
+		if (slot === null) throw clock?.turnTimeUp(where) ?? new Error('No request slot');
+		const limits = attemptLimits(clock);
+		const { answer, failure } = await timedAttempt(
+			clock,
+			limits,
+			async () => await sendOnce(this, { ...request, ...limits }),
+		);
 		settleRequestSlot(slot, failure);
 		if (!failure) return answer;
+		if (clock && failure.timedOutMs !== undefined) throw clock.answerTimeUp(where);
 		if (options.missingAsUndefined && failure.status === 404) return undefined;
-		if (!shouldRetry(method, failure, attempt)) {
-			const where = { method, path, baseUrl };
+		const delay = shouldRetry(method, failure, attempt) ? retryDelayMs(failure, attempt) : -1;
+		// Within a poll, a failure that lasts past its time is reported now, not after it.
+		if (delay < 0 || (clock && !clock.hasRoom(delay))) {
 			throw requestFailedError(this.getNode(), failure, where, options.errorContext);
 		}
-		await sleep(retryDelayMs(failure, attempt));
+		await sleep(delay);
 	}
 }
 

@@ -1,7 +1,13 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { textField } from '../../shared/answerFields';
-import { runPoll, triggerSetting } from '../../shared/poll';
+import { InputError } from '../../shared/errors';
+import {
+	rethrowUnlessTimeUp,
+	runPoll,
+	timeForAnotherRead,
+	triggerSetting,
+} from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 import { broadcastMessageIds } from '../actions/broadcast/messageIds';
 
@@ -17,6 +23,17 @@ export interface BroadcastWatchState {
 	watching: Record<string, string>;
 	/** Messages that reached a final status (kept only while they are still in the parameter). */
 	finished: string[];
+	/** The message the next poll asks about first: the last poll's time ended before it. */
+	next?: string;
+}
+
+/** A watched broadcast message the API does not know: someone has to change the trigger's list. */
+function messageGone(id: string): InputError {
+	const error = new InputError(
+		`The watched broadcast message "${id}" was not found`,
+		'It is no longer asked for while it stays in Message IDs: remove it, or correct the ID.',
+	);
+	return Object.assign(error, { failure: { cause: 'configuration-invalid' } });
 }
 
 export interface BroadcastStatusChange extends IDataObject {
@@ -45,25 +62,45 @@ function statusOf(message: IDataObject): string {
 
 /**
  * One poll: a GET per message still watched (one request a message; the API has no list of
- * broadcast messages). Ids new to the parameter are recorded without an event, as a baseline;
- * unknown ids are logged and dropped; final messages stop being watched.
+ * broadcast messages), while the poll's time allows: the message not asked about is where the
+ * next poll starts, the others keep their last status. Ids new to the parameter are recorded
+ * without an event, as a baseline; unknown ids are returned as `failures` and dropped; final
+ * messages stop being watched.
  */
 export async function pollBroadcastStatuses(
 	context: IPollFunctions,
 	ids: string[],
 	state: BroadcastWatchState,
-): Promise<{ changes: BroadcastStatusChange[]; state: BroadcastWatchState }> {
+): Promise<{ changes: BroadcastStatusChange[]; state: BroadcastWatchState; failures: unknown[] }> {
 	const finished = state.finished.filter((id) => ids.includes(id));
 	const watching: Record<string, string> = {};
-	const changes: BroadcastStatusChange[] = [];
 	for (const id of ids) {
+		if (state.watching[id] !== undefined) watching[id] = state.watching[id];
+	}
+	const changes: BroadcastStatusChange[] = [];
+	const failures: unknown[] = [];
+	const start = Math.max(0, ids.indexOf(state.next ?? ''));
+	let asked = 0;
+	let next: string | undefined;
+	for (const id of [...ids.slice(start), ...ids.slice(0, start)]) {
 		if (finished.includes(id)) continue;
-		const message = await fetchMessage(context, id);
+		if (asked > 0 && !timeForAnotherRead(context)) {
+			next = id;
+			break;
+		}
+		let message: IDataObject | undefined;
+		try {
+			message = await fetchMessage(context, id);
+		} catch (error) {
+			rethrowUnlessTimeUp(error, asked > 0);
+			next = id;
+			break;
+		}
+		asked++;
 		if (!message) {
-			context.logger.warn(
-				`${context.getNode().name}: broadcast message "${id}" was not found; it is not watched`,
-			);
+			failures.push(messageGone(id));
 			finished.push(id);
+			delete watching[id];
 			continue;
 		}
 		const status = statusOf(message);
@@ -71,18 +108,24 @@ export async function pollBroadcastStatuses(
 		if (previousStatus !== undefined && previousStatus !== status) {
 			changes.push({ messageId: id, previousStatus, status, message });
 		}
-		if (FINAL_BROADCAST_STATUSES.includes(status)) finished.push(id);
-		else watching[id] = status;
+		if (FINAL_BROADCAST_STATUSES.includes(status)) {
+			finished.push(id);
+			delete watching[id];
+		} else watching[id] = status;
 	}
-	return { changes, state: { watching, finished } };
+	return { changes, state: { watching, finished, ...(next ? { next } : {}) }, failures };
 }
 
-/** First poll: the status of every message, recorded without events. */
+/** First poll: the status of every message, recorded without events (an unknown id fails it). */
 export async function broadcastBaseline(
 	context: IPollFunctions,
 	ids: string[],
 ): Promise<BroadcastWatchState> {
-	const { state } = await pollBroadcastStatuses(context, ids, { watching: {}, finished: [] });
+	const { state, failures } = await pollBroadcastStatuses(context, ids, {
+		watching: {},
+		finished: [],
+	});
+	if (failures.length) throw failures[0];
 	return state;
 }
 
@@ -125,11 +168,11 @@ export async function pollBroadcastStatusEvent(
 	return await runPoll<BroadcastWatchState>(context, 'broadcastStatusChanged', {
 		baseline: async () => await broadcastBaseline(context, ids),
 		poll: async (state) => {
-			const { changes, state: next } = await pollBroadcastStatuses(context, ids, state);
-			const wanted = changes.filter(
+			const polled = await pollBroadcastStatuses(context, ids, state);
+			const wanted = polled.changes.filter(
 				(change) => statuses.length === 0 || statuses.includes(change.status),
 			);
-			return { items: wanted, state: next };
+			return { items: wanted, state: polled.state, failures: polled.failures };
 		},
 		sample: async (state) => await broadcastSample(context, ids, state),
 	});

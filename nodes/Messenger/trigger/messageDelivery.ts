@@ -1,7 +1,9 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import type { MediaSettings } from '../../shared/mediaFiles';
-import { attachFiles, mediaSettings } from '../../shared/mediaFiles';
+import type { FreshLink, MediaSettings } from '../../shared/mediaFiles';
+import { attachFiles, mediaLinkOf, mediaSettings } from '../../shared/mediaFiles';
+import { rethrowUnlessTimeUp } from '../../shared/poll';
+import type { PollTimeUp } from '../../shared/pollClock';
 import { OutputItems } from '../../shared/router';
 import { requireNumberInRange } from '../../shared/validation';
 import { byTime } from './messageCursor';
@@ -65,7 +67,7 @@ export function chatGroup(items: IDataObject[]): IDataObject {
 }
 
 /** Items by chat, in the order each chat's first item comes. */
-function byChat(items: IDataObject[]): IDataObject[][] {
+export function byChat(items: IDataObject[]): IDataObject[][] {
 	const chats = new Map<string, IDataObject[]>();
 	for (const item of items) {
 		const key = String(item.chatId);
@@ -105,26 +107,55 @@ export function releaseHeld(
 	return { released, held: chats };
 }
 
+/** A message as it was found, without what a download that was cut off left on it. */
+function asFound(item: IDataObject): IDataObject {
+	const found = { ...item };
+	delete found.binaryProperty;
+	delete found.mediaError;
+	return found;
+}
+
 /**
  * Output items for released messages: one per chat with Group by Chat, else one per message;
  * with Download Media each carries its files (a failed download leaves `mediaError` on its
- * message, never loses it).
+ * message, never loses it; a link that expired while the message was held is read again).
+ * When the poll's time ends during a download, that item and the ones after it are returned
+ * as `undelivered` (by chat) for the next poll, which delivers them first; with
+ * `mustDeliverFirst` (they had a whole poll's time) the first is delivered with `mediaError`.
  */
 export async function deliveredItems(
 	context: IPollFunctions,
 	released: IDataObject[][],
 	settings: DeliverySettings,
-): Promise<OutputItems> {
+	options: { freshLink?: FreshLink; mustDeliverFirst?: boolean } = {},
+): Promise<{ output: OutputItems; undelivered: IDataObject[][] }> {
 	const units = settings.groupByChat
 		? released.flatMap((items) => byChat(items)).map((items) => chatGroup(items))
 		: released.flat().sort((a, b) => byTime(a.message as IDataObject, b.message as IDataObject));
 	const output: INodeExecutionData[] = [];
-	for (const json of units) {
-		const messages = settings.groupByChat ? (json.messages as IDataObject[]) : [json];
-		const binary = settings.media.download
-			? await attachFiles(context, messages, settings.media, true)
-			: undefined;
+	const messagesOf = (json: IDataObject) =>
+		settings.groupByChat ? (json.messages as IDataObject[]) : [json];
+	for (const [index, json] of units.entries()) {
+		const messages = messagesOf(json);
+		let binary: INodeExecutionData['binary'];
+		try {
+			binary = settings.media.download
+				? await attachFiles(context, messages, settings.media, true, options.freshLink)
+				: undefined;
+		} catch (error) {
+			rethrowUnlessTimeUp(error, true);
+			if (index > 0 || !options.mustDeliverFirst) {
+				const rest = units.slice(index).flatMap(messagesOf).map(asFound);
+				return { output: new OutputItems(output), undelivered: byChat(rest) };
+			}
+			for (const message of messages) {
+				if (!mediaLinkOf(message.message ?? message)) continue;
+				delete message.binaryProperty;
+				const { message: said, description } = error as PollTimeUp;
+				message.mediaError = { message: said, description };
+			}
+		}
 		output.push(binary ? { json, binary } : { json });
 	}
-	return new OutputItems(output);
+	return { output: new OutputItems(output), undelivered: [] };
 }

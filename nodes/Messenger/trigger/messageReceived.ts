@@ -1,8 +1,19 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { asNodeError } from '../../shared/errors';
+import { InputError } from '../../shared/errors';
+import type { MediaLink } from '../../shared/download';
+import { mediaLinkOf } from '../../shared/mediaFiles';
 import { listPages } from '../../shared/pagination';
-import { runPoll, triggerSetting } from '../../shared/poll';
+import {
+	pollError,
+	rethrowUnlessTimeUp,
+	runPoll,
+	timeForAnotherRead,
+	triggerSetting,
+} from '../../shared/poll';
+import { PollTimeUp } from '../../shared/pollClock';
+import { OutputItems } from '../../shared/router';
+import { apiRequest, path } from '../../shared/transport';
 import { chatIdOf, historyPath, unlessChatMissing } from './chatOfPhone';
 import type { ChatCursor } from './messageCursor';
 import {
@@ -34,6 +45,23 @@ export interface MessageWatchState {
 	chats: Record<string, ChatWatch>;
 	/** Messages held by Wait for a Pause, by chat: kept with the cursors, so a restart loses none. */
 	held?: Record<string, HeldChat>;
+	/** The entry the next poll reads first: the last poll's time ended before it. */
+	next?: string;
+	/** Messages found and released whose files the last poll's time did not leave room for, by chat. */
+	pending?: IDataObject[][];
+}
+
+/** A watched chat that the API does not know: someone has to change the trigger's list. */
+function chatGone(entry: WatchEntry, chatId: string): InputError {
+	const error = new InputError(
+		entry.phone
+			? `The chat "${chatId}" of ${entry.phone} was not found`
+			: `The watched chat "${chatId}" was not found`,
+		entry.phone
+			? 'The phone is matched to its chat again at the next poll.'
+			: 'It is no longer asked for while it stays in Chats to Watch: remove it, or correct the ID.',
+	);
+	return Object.assign(error, { failure: { cause: 'configuration-invalid' } });
 }
 
 /**
@@ -80,7 +108,7 @@ export async function advanceEntry(
 	watch: ChatWatch | undefined,
 	now: string,
 	filter: MessageFilter,
-): Promise<{ watch: ChatWatch; fresh: IDataObject[] }> {
+): Promise<{ watch: ChatWatch; fresh: IDataObject[]; gone?: InputError }> {
 	if (watch?.missing) return { watch, fresh: [] };
 	const chatId = await chatIdOf(context, entry, watch);
 	// A phone without a chat yet: asked again next poll; its chat's messages from `at` on count.
@@ -90,12 +118,8 @@ export async function advanceEntry(
 	const cursor = watch ? { at: watch.at, ids: watch.ids, floor: watch.floor } : undefined;
 	const read = await readChat(context, chatId, cursor, filter);
 	if (!read) {
-		context.logger.warn(
-			entry.phone
-				? `${context.getNode().name}: chat "${chatId}" of ${entry.phone} was not found; the phone is checked again at the next poll`
-				: `${context.getNode().name}: chat "${chatId}" was not found; it is not watched`,
-		);
-		return { watch: entry.phone ? waiting : { at: '', ids: [], missing: true }, fresh: [] };
+		const watch: ChatWatch = entry.phone ? waiting : { at: '', ids: [], missing: true };
+		return { watch, fresh: [], gone: chatGone(entry, chatId) };
 	}
 	const next: ChatWatch = { ...read.cursor, ...(entry.phone ? { chatId } : {}) };
 	return {
@@ -119,11 +143,19 @@ function collect(
 	}
 }
 
+/** The entries in the order a poll reads them: from `first` (where the last poll stopped) on. */
+function readingOrder(entries: WatchEntry[], first: string | undefined): WatchEntry[] {
+	const at = entries.findIndex((entry) => entry.key === first);
+	return at > 0 ? [...entries.slice(at), ...entries.slice(0, at)] : entries;
+}
+
 /**
- * One poll over every watched entry. Entries new to the state get a baseline of their own;
- * entries no longer listed leave it. With `isolate`, an entry that could not be read keeps its
- * state and is logged while the others move on (all failing fails the poll); without, the first
- * failure fails it (the first poll: activation shows the error).
+ * One poll over the watched entries, within the poll's time: entries new to the state get a
+ * baseline of their own; entries no longer listed leave it; when the time is up, the entry not
+ * read is where the next poll starts (`next`), and the others keep their state. With `isolate`,
+ * an entry that could not be read keeps its state and is returned in `failures` while the others
+ * move on (all failing fails the poll); without, the first failure fails it (the first poll:
+ * activation shows the error).
  */
 export async function pollMessages(
 	context: IPollFunctions,
@@ -131,34 +163,54 @@ export async function pollMessages(
 	state: MessageWatchState,
 	filter: MessageFilter,
 	isolate: boolean,
-): Promise<{ items: IDataObject[]; state: MessageWatchState }> {
+): Promise<{ items: IDataObject[]; state: MessageWatchState; failures: unknown[] }> {
 	const now = new Date().toISOString();
 	const chats: Record<string, ChatWatch> = {};
-	const found = new Map<string, IDataObject>();
-	const failed: string[] = [];
 	for (const entry of entries) {
-		const watch = state.chats[entry.key];
+		if (state.chats[entry.key]) chats[entry.key] = state.chats[entry.key];
+	}
+	const found = new Map<string, IDataObject>();
+	const failures: unknown[] = [];
+	let read = 0;
+	let next: string | undefined;
+	for (const entry of readingOrder(entries, state.next)) {
+		if (read > 0 && !timeForAnotherRead(context)) {
+			next = entry.key;
+			break;
+		}
 		try {
-			const result = await advanceEntry(context, entry, watch, now, filter);
+			const result = await advanceEntry(context, entry, state.chats[entry.key], now, filter);
 			chats[entry.key] = result.watch;
 			collect(found, result.fresh, entry, filter);
+			if (result.gone) failures.push(result.gone);
+			read++;
 		} catch (error) {
-			if (!isolate || failed.length + 1 === entries.length) {
-				throw asNodeError(context.getNode(), error);
+			if (error instanceof PollTimeUp) {
+				rethrowUnlessTimeUp(error, read > 0);
+				next = entry.key;
+				break;
 			}
-			failed.push(`chat ${entry.key}: ${(error as Error).message}`);
-			if (watch) chats[entry.key] = watch;
+			if (!isolate || (read === 0 && failures.length + 1 === entries.length)) {
+				throw pollError(context, error);
+			}
+			failures.push(error);
 		}
-	}
-	for (const failure of failed) {
-		context.logger.warn(
-			`${context.getNode().name}: ${failure}; it is read again at the next poll, nothing is lost`,
-		);
 	}
 	const items = [...found.values()].sort((a, b) =>
 		byTime(a.message as IDataObject, b.message as IDataObject),
 	);
-	return { items, state: { chats } };
+	return { items, state: { chats, ...(next ? { next } : {}) }, failures };
+}
+
+/** A message's current media link, read again (a signed link that expired gets a new one). */
+async function freshLink(
+	context: IPollFunctions,
+	messageId: string,
+): Promise<MediaLink | undefined> {
+	const message = await apiRequest.call(context, 'GET', path`/messenger/messages/${messageId}`, {
+		missingAsUndefined: true,
+	});
+	return mediaLinkOf(message);
 }
 
 /** The Message Received event: new messages of the watched chats, oldest first. */
@@ -170,10 +222,26 @@ export async function pollMessageReceivedEvent(
 	);
 	const filter = triggerSetting(context, () => messageFilter(context));
 	const delivery = triggerSetting(context, () => deliverySettings(context));
+	const refresh = async (messageId: string) => await freshLink(context, messageId);
 	return await runPoll<MessageWatchState>(context, 'messageReceived', {
-		baseline: async () =>
-			(await pollMessages(context, entries, { chats: {} }, filter, false)).state,
+		baseline: async () => {
+			const first = await pollMessages(context, entries, { chats: {} }, filter, false);
+			// A chat that is not there shows at activation, where the list is being made.
+			if (first.failures.length) throw first.failures[0];
+			return first.state;
+		},
 		poll: async (state) => {
+			// Files the last poll had no time for go first, with the whole of this poll's time.
+			const first = await deliveredItems(context, state.pending ?? [], delivery, {
+				freshLink: refresh,
+				mustDeliverFirst: true,
+			});
+			if (first.undelivered.length) {
+				return {
+					items: first.output,
+					state: { ...state, pending: first.undelivered },
+				};
+			}
 			const polled = await pollMessages(context, entries, state, filter, true);
 			const { released, held } = releaseHeld(
 				polled.items,
@@ -181,13 +249,18 @@ export async function pollMessageReceivedEvent(
 				delivery.pauseSeconds,
 				Date.now(),
 			);
-			const items = await deliveredItems(context, released, delivery);
+			const rest = await deliveredItems(context, released, delivery, { freshLink: refresh });
 			const kept = Object.keys(held).length ? { held } : {};
-			return { items, state: { ...polled.state, ...kept } };
+			const pending = rest.undelivered.length ? { pending: rest.undelivered } : {};
+			return {
+				items: new OutputItems([...first.output.items, ...rest.output.items]),
+				state: { ...polled.state, ...kept, ...pending },
+				failures: polled.failures,
+			};
 		},
 		sample: async (state) => {
 			const sample = await messageSample(context, entries, state, filter);
-			return await deliveredItems(context, sample.length ? [sample] : [], delivery);
+			return (await deliveredItems(context, sample.length ? [sample] : [], delivery)).output;
 		},
 	});
 }

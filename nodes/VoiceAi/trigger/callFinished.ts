@@ -1,11 +1,11 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { listPage } from '../../shared/pagination';
-import { runPoll, triggerSetting } from '../../shared/poll';
+import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import { CALL_OUTCOMES, readCall } from './callRecords';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
-import { allCampaignData, dataPath, sweepCampaign } from './callSweep';
+import { dataPath, sweepCampaign } from './callSweep';
 import type { Campaign, CampaignWatchState } from './campaigns';
 import { campaignBaseline, campaignsNow, isActive, newestCampaigns } from './campaigns';
 import { MAX_DATA_REQUESTS_PER_POLL, REPORT_MODES } from './callFinishedDescription';
@@ -81,6 +81,10 @@ function reportRecords(
 	records: IDataObject[],
 	settings: CallSettings,
 ): IDataObject[] {
+	if (watched.silent) {
+		recordAll(watched, records);
+		return [];
+	}
 	const items: IDataObject[] = [];
 	const report = (record: IDataObject, status: string) => {
 		if (settings.outcomes.length === 0 || settings.outcomes.includes(status)) {
@@ -114,26 +118,78 @@ function reportRecords(
 const wanted = (settings: CallSettings) => (campaign: Campaign) =>
 	!settings.chosen || settings.chosen.includes(campaign.id);
 
+/**
+ * The first poll: the campaigns running now are watched, their data read silently (what it holds
+ * is the baseline, reported by nobody). That read is spread over polls by their time: it goes on
+ * at the next polls, before anything of those campaigns is reported.
+ */
 async function baseline(context: IPollFunctions, settings: CallSettings): Promise<CallWatchState> {
 	const campaigns = await campaignBaseline(context);
 	const watched: Record<string, WatchedCampaign> = {};
 	for (const id of Object.keys(campaigns.active)) {
 		if (settings.chosen && !settings.chosen.includes(id)) continue;
-		const entry: WatchedCampaign = {
+		watched[id] = {
 			campaign: { id, name: null, agentName: null, status: campaigns.active[id] },
 			numbers: {},
 			cursor: null,
 			ended: false,
+			silent: true,
 		};
-		recordAll(entry, await allCampaignData(context, id));
-		watched[id] = entry;
 	}
-	return { campaigns, watched, queue: Object.keys(watched) };
+	return (await readData(context, settings, { campaigns, watched, queue: Object.keys(watched) }))
+		.state;
+}
+
+/**
+ * Reads the watched campaigns' data in turn, from where the last poll stopped, within the poll's
+ * budget of data requests (not for a baseline read) and its time. A campaign not read to its end
+ * keeps its place at the head of the queue; one read to its end goes to the back, or leaves once
+ * it has ended. Time too short for a read after finding the campaigns leaves the reads to the
+ * next poll; a read that finds the API not answering in the poll's time fails the poll, unless
+ * some data was read before it.
+ */
+async function readData(
+	context: IPollFunctions,
+	settings: CallSettings,
+	state: CallWatchState,
+): Promise<{ items: IDataObject[]; state: CallWatchState }> {
+	const { watched } = state;
+	const items: IDataObject[] = [];
+	let budget = settings.budget;
+	let read = false;
+	const waiting: string[] = [];
+	const swept: string[] = [];
+	for (const id of state.queue.filter((queued) => watched[queued])) {
+		const entry = watched[id];
+		// A baseline read costs no Data Requests per Poll: it reports nothing.
+		const allowed = entry.silent ? Infinity : budget;
+		if (allowed <= 0 || !timeForAnotherRead(context)) {
+			waiting.push(id);
+			continue;
+		}
+		const sweep = await sweepCampaign(
+			context,
+			entry,
+			allowed,
+			(records) => items.push(...reportRecords(entry, records, settings)),
+			read,
+		);
+		if (!entry.silent) budget -= sweep.requests;
+		read ||= sweep.requests > 0;
+		entry.cursor = sweep.cursor;
+		if (!sweep.complete) waiting.push(id);
+		else if (entry.ended) delete watched[id];
+		else {
+			delete entry.silent;
+			swept.push(id);
+		}
+	}
+	return { items, state: { ...state, watched, queue: [...waiting, ...swept] } };
 }
 
 /**
  * One poll: which campaigns to read (new ones, ended ones for a last read), then their data in
- * turn, from where the last poll stopped, within the poll's budget of data requests.
+ * turn (readData).
  */
 async function poll(
 	context: IPollFunctions,
@@ -142,7 +198,7 @@ async function poll(
 ): Promise<{ items: IDataObject[]; state: CallWatchState }> {
 	// Changed on a copy: a poll that fails leaves the stored state as it was.
 	const state = JSON.parse(JSON.stringify(previous)) as CallWatchState;
-	const { now, state: campaigns } = await campaignsNow(context, state.campaigns);
+	const { now, unresolved, state: campaigns } = await campaignsNow(context, state.campaigns);
 	const watched = state.watched;
 	for (const campaign of [...now.values()].filter(wanted(settings))) {
 		const entry = watched[campaign.id];
@@ -162,29 +218,9 @@ async function poll(
 	}
 	for (const id of Object.keys(watched)) {
 		// Active at the last poll and gone now (deleted): nothing more to read.
-		if (!now.has(id) && id in state.campaigns.active) delete watched[id];
+		if (!now.has(id) && !unresolved.has(id) && id in state.campaigns.active) delete watched[id];
 	}
-
-	const items: IDataObject[] = [];
-	let budget = settings.budget;
-	const waiting: string[] = [];
-	const swept: string[] = [];
-	for (const id of state.queue.filter((queued) => watched[queued])) {
-		const entry = watched[id];
-		if (budget <= 0) {
-			waiting.push(id);
-			continue;
-		}
-		const read = await sweepCampaign(context, entry, budget, (records) =>
-			items.push(...reportRecords(entry, records, settings)),
-		);
-		budget -= read.requests;
-		entry.cursor = read.cursor;
-		if (!read.complete) waiting.push(id);
-		else if (entry.ended) delete watched[id];
-		else swept.push(id);
-	}
-	return { items, state: { campaigns, watched, queue: [...waiting, ...swept] } };
+	return await readData(context, settings, { ...state, campaigns });
 }
 
 /** Fetch Test Event: an ended call of one of the newest campaigns, as the event gives it. */

@@ -1,6 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { listPages, MAX_PAGE_SIZE } from '../../shared/pagination';
+import { rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
 import { path } from '../../shared/transport';
 
 /** Where a sweep of a campaign's data goes on at the next poll: the page and the query asking for it. */
@@ -29,59 +30,53 @@ export interface WatchedCampaign {
 	cursor: SweepCursor | null;
 	/** The campaign has ended: the sweep under way started after that and is its last. */
 	ended: boolean;
+	/**
+	 * Being read for the baseline (what its data held when watching began), which is spread over
+	 * polls by their time: nothing of it is reported until its first sweep is complete.
+	 */
+	silent?: boolean;
 }
 
 export const dataPath = (campaignId: string) => path`/voice/campaigns/${campaignId}/data`;
 
 /**
- * Reads a campaign's data from where its sweep stopped, at most `budget` pages, handing each
- * page's records to `onRecords`. Resolves to the requests made, whether the sweep reached the
- * last page, and where the next one goes on. A campaign gone (404) reads as no records.
+ * Reads a campaign's data from where its sweep stopped, at most `budget` pages and while the
+ * poll's time allows, handing each page's records to `onRecords`. Resolves to the requests made,
+ * whether the sweep reached the last page, and where the next one goes on. A campaign gone (404)
+ * reads as no records. `readBefore`: whether this poll read a page already (when its time ends
+ * before the first page here, that page is read at the next poll; with nothing read, it fails).
  */
 export async function sweepCampaign(
 	context: IPollFunctions,
 	watched: WatchedCampaign,
 	budget: number,
 	onRecords: (records: IDataObject[]) => void,
+	readBefore = false,
 ): Promise<{ requests: number; complete: boolean; cursor: SweepCursor | null }> {
 	let requests = 0;
-	const start = watched.cursor;
-	for await (const page of listPages.call(context, dataPath(watched.campaign.id), {
-		pageSize: MAX_PAGE_SIZE,
-		firstPage: start?.page ?? 1,
-		startQuery: start?.query,
-		pagesMayShift: true,
-		missingAsUndefined: true,
-		errorContext: { resource: 'Campaign', id: watched.campaign.id },
-	})) {
-		requests++;
-		onRecords(page.items);
-		if (page.nextPage === undefined || !page.nextQuery) {
-			return { requests, complete: true, cursor: null };
+	let cursor = watched.cursor;
+	const stopped = () => ({ requests, complete: false, cursor });
+	try {
+		for await (const page of listPages.call(context, dataPath(watched.campaign.id), {
+			pageSize: MAX_PAGE_SIZE,
+			firstPage: cursor?.page ?? 1,
+			startQuery: cursor?.query,
+			pagesMayShift: true,
+			missingAsUndefined: true,
+			errorContext: { resource: 'Campaign', id: watched.campaign.id },
+		})) {
+			requests++;
+			onRecords(page.items);
+			if (page.nextPage === undefined || !page.nextQuery) {
+				return { requests, complete: true, cursor: null };
+			}
+			cursor = { page: page.nextPage, query: page.nextQuery };
+			if (requests >= budget || !timeForAnotherRead(context)) return stopped();
 		}
-		if (requests >= budget) {
-			return {
-				requests,
-				complete: false,
-				cursor: { page: page.nextPage, query: page.nextQuery },
-			};
-		}
+	} catch (error) {
+		rethrowUnlessTimeUp(error, readBefore || requests > 0);
+		return stopped();
 	}
 	// The page loop ended without a page (an API that repeated a page it had sent).
 	return { requests, complete: true, cursor: null };
-}
-
-/** Every record of a campaign's data (the first poll's baseline, which reads it all once). */
-export async function allCampaignData(
-	context: IPollFunctions,
-	campaignId: string,
-): Promise<IDataObject[]> {
-	const records: IDataObject[] = [];
-	for await (const { items } of listPages.call(context, dataPath(campaignId), {
-		missingAsUndefined: true,
-		errorContext: { resource: 'Campaign', id: campaignId },
-	})) {
-		records.push(...items);
-	}
-	return records;
 }

@@ -3,6 +3,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import type { FieldContext } from '../../shared/answerFields';
 import { dateField, textField } from '../../shared/answerFields';
 import { apiRequestAllItems, listPages } from '../../shared/pagination';
+import { rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 import type { CampaignStatus } from '../actions/common';
 
@@ -182,30 +183,48 @@ async function finalState(context: IPollFunctions, id: string): Promise<Campaign
 /**
  * The campaigns one poll sees, by id: those created since the marker, those pending or in
  * progress, and how each one that left the active set since the last poll ended (one GET each;
- * a deleted one is left out). The cost does not grow with the number of campaigns.
+ * a deleted one is left out). The cost does not grow with the number of campaigns. Those GETs
+ * keep to the poll's time: a campaign not asked about (`unresolved`) keeps its last status and
+ * is asked about at the next poll.
  */
 export async function campaignsNow(
 	context: IPollFunctions,
 	state: CampaignWatchState,
-): Promise<{ now: Map<string, Campaign>; state: CampaignWatchState }> {
+): Promise<{ now: Map<string, Campaign>; unresolved: Set<string>; state: CampaignWatchState }> {
 	const [created, active] = await Promise.all([
 		state.newest ? campaignsCreatedSince(context, state.newest) : newestCampaigns(context),
 		activeCampaigns(context),
 	]);
 	const now = new Map<string, Campaign>();
 	for (const campaign of [...created, ...active]) now.set(campaign.id, campaign);
+	const unresolved = new Set<string>();
 	for (const id of Object.keys(state.active)) {
 		if (now.has(id)) continue;
-		const campaign = await finalState(context, id);
-		if (campaign) now.set(id, campaign);
+		if (unresolved.size > 0 || !timeForAnotherRead(context)) {
+			unresolved.add(id);
+			continue;
+		}
+		try {
+			const campaign = await finalState(context, id);
+			if (campaign) now.set(id, campaign);
+		} catch (error) {
+			// The lists above were read: what is left waits for the next poll.
+			rethrowUnlessTimeUp(error, true);
+			unresolved.add(id);
+		}
 	}
 	const nextActive: Record<string, string> = {};
+	for (const id of unresolved) nextActive[id] = state.active[id];
 	for (const campaign of now.values()) {
 		if (isActive(campaign)) nextActive[campaign.id] = campaign.status;
 	}
 	// The marker moves with what discovery saw only: a campaign met first in the active lists
 	// (created during this poll) is still found, and so still announced, by the next discovery.
-	return { now, state: { active: nextActive, newest: markerOf(created, state.newest) } };
+	return {
+		now,
+		unresolved,
+		state: { active: nextActive, newest: markerOf(created, state.newest) },
+	};
 }
 
 /** One poll of campaign statuses: each campaign whose status differs from the last poll's. */

@@ -6,6 +6,8 @@ import { parseJson } from '../validation';
 import { normalizeBaseUrl } from './baseUrl';
 
 export const EXCHANGE_ENDPOINT = '/api/v1/auth/token';
+/** Longest silence the token exchange waits for: a host that never answers fails it instead. */
+export const EXCHANGE_TIMEOUT_MS = 15_000;
 
 type HttpRequest = (options: IHttpRequestOptions) => Promise<unknown>;
 
@@ -75,6 +77,7 @@ async function postExchange(
 			json: true,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
+			timeout: EXCHANGE_TIMEOUT_MS,
 		})) as FullResponse;
 	} catch (error) {
 		// Only the error code is kept: the error itself carries the request body with the secret.
@@ -85,6 +88,7 @@ async function postExchange(
 			`Could not reach the API at ${baseUrl} to get an access token (${networkFailureWords(code)}). Check the credential's Base URL.`,
 			undefined,
 			code ? `Network error code: ${code}` : undefined,
+			true,
 		);
 	}
 	return response;

@@ -62,6 +62,7 @@ describe('asNodeError: what n8n shows for an error', () => {
 		assert.deepEqual(describeFailure({ message: 'wrapped', code: 'ECONNRESET', cause: real }), {
 			otherMessage: "The credential's Client ID is empty.",
 			detail: 'more',
+			token: { status: undefined, unreachable: false },
 		});
 		const lookalike = Object.assign(new Error('look-alike'), {
 			name: 'TokenExchangeError',

@@ -1,11 +1,12 @@
 // shared/poll.ts, the one poll loop of both triggers: a baseline first, the state kept between
-// polls and after a failure, a sample for Fetch Test Event, and a failed first poll shown as the
-// API's error.
+// polls and after a failure, a sample for Fetch Test Event, a failed poll thrown with the cause
+// n8n's scheduler reads, one poll of a node at a time, and the time a poll may take.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
-import { runPoll } from '../../../nodes/shared/poll.ts';
+import { isPolling, pollBudgetMs, runPoll } from '../../../nodes/shared/poll.ts';
+import { PollTimeUp, POLL_BUDGET, pollClockOf } from '../../../nodes/shared/pollClock.ts';
 import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { TEST_NODE, createPollContext, httpError } from '../../../tools/context.mjs';
 import { NodeApiError, NodeOperationError } from '../../../tools/nodeShared.mjs';
@@ -54,17 +55,87 @@ describe('runPoll', () => {
 		assert.deepEqual(staticData, { poll: { key: 'k', state: { seen: 3 } } });
 	});
 
-	it('a failing poll is logged, emits nothing and keeps the state', async () => {
+	it('a failing poll throws (n8n records a failed execution), emits nothing and keeps the state', async () => {
 		const staticData = { poll: { key: 'k', state: { seen: 3 } } };
-		const { context, warnings } = createPollContext({ params: {}, staticData });
+		const { context } = createPollContext({ params: {}, staticData });
 		const h = handlers({
 			poll: async () => {
 				throw new Error('socket hang up');
 			},
 		});
-		assert.equal(await runPoll(context, 'k', h), null);
+		await assert.rejects(runPoll(context, 'k', h), (error) => {
+			assert.ok(error instanceof NodeOperationError);
+			assert.match(error.message, /socket hang up/);
+			return true;
+		});
 		assert.deepEqual(staticData.poll.state, { seen: 3 });
-		assert.match(warnings[0], /poll failed, state kept for the next poll: socket hang up/);
+	});
+
+	it('a poll that starts while the last one of the node runs returns nothing and changes nothing', async () => {
+		const staticData = { poll: { key: 'k', state: { seen: 3 } } };
+		const { context } = createPollContext({ params: {}, staticData });
+		let release;
+		const slow = handlers({
+			poll: async (state) => {
+				await new Promise((resolve) => (release = resolve));
+				return { items: [{ n: state.seen }], state: { seen: state.seen + 1 } };
+			},
+		});
+		const first = runPoll(context, 'k', slow);
+		await new Promise((resolve) => setImmediate(resolve));
+		assert.equal(isPolling(context), true);
+		const quick = handlers();
+		assert.equal(await runPoll(context, 'k', quick), null);
+		assert.deepEqual(quick.calls, [], 'the overlapping poll read nothing');
+		assert.deepEqual(staticData.poll.state, { seen: 3 });
+		// Another node of the same workflow is not held up.
+		const other = createPollContext({
+			params: {},
+			node: { ...TEST_NODE, id: 'node-2', name: 'Other' },
+			staticData: { poll: { key: 'k', state: { seen: 7 } } },
+		});
+		assert.deepEqual(await runPoll(other.context, 'k', handlers()), [[{ json: { n: 7 } }]]);
+		release();
+		assert.deepEqual(await first, [[{ json: { n: 3 } }]]);
+		assert.equal(isPolling(context), false);
+		assert.deepEqual(await runPoll(context, 'k', handlers()), [[{ json: { n: 4 } }]]);
+	});
+
+	it('the guard is released when a poll fails', async () => {
+		const { context } = createPollContext({
+			params: {},
+			staticData: { poll: { key: 'k', state: { seen: 1 } } },
+		});
+		const failing = handlers({
+			poll: async () => {
+				throw new Error('down');
+			},
+		});
+		await assert.rejects(runPoll(context, 'k', failing), /down/);
+		assert.equal(isPolling(context), false);
+		assert.deepEqual(await runPoll(context, 'k', handlers()), [[{ json: { n: 1 } }]]);
+	});
+
+	it('a poll runs with a clock of its budget; none outside a poll', async () => {
+		const { context } = createPollContext({
+			params: {},
+			pollBudgetMs: 10_000,
+			staticData: { poll: { key: 'k', state: { seen: 1 } } },
+		});
+		let seen;
+		await runPoll(
+			context,
+			'k',
+			handlers({
+				poll: async (state) => {
+					seen = pollClockOf(context);
+					return { items: [], state };
+				},
+			}),
+		);
+		assert.equal(seen.budgetMs, 10_000);
+		assert.ok(seen.remainingMs() <= 10_000 - POLL_BUDGET.reserveMs);
+		assert.equal(pollClockOf(context), undefined);
 	});
 
 	it('a failing baseline or manual poll throws, so activation and Fetch Test Event show it', async () => {
@@ -114,17 +185,110 @@ describe('a failed first poll keeps what the API said', () => {
 		assert.equal(calls.length, 0);
 	});
 
-	it('a later failed poll is logged with the state kept', async () => {
+	it('a later failed poll throws the same error, with the state kept', async () => {
 		const staticData = { poll: { key: 'k', state: 1 } };
-		const { context, warnings } = createPollContext({ params: {}, staticData });
+		const { context } = createPollContext({ params: {}, staticData });
+		const thrown = new NodeApiError(TEST_NODE, { message: 'down' }, { httpCode: '503' });
 		const failing = async () => {
-			throw new NodeApiError(TEST_NODE, { message: 'down' }, { httpCode: '503' });
+			throw thrown;
 		};
-		assert.equal(
-			await runPoll(context, 'k', { baseline: failing, poll: failing, sample: failing }),
-			null,
+		await assert.rejects(
+			runPoll(context, 'k', { baseline: failing, poll: failing, sample: failing }),
+			(error) => error === thrown,
 		);
 		assert.equal(staticData.poll.state, 1);
-		assert.equal(warnings.length, 1);
+	});
+});
+
+describe('why a poll failed, in the words of n8n 2.41 scheduler (error.failure)', () => {
+	const staticData = () => ({ poll: { key: 'newCampaign', state: { newest: null } } });
+	const failingWith = async (status, body, headers) => {
+		const { context } = scriptedPoll(
+			() => {
+				throw httpError(status, body, headers);
+			},
+			// A short poll: a failure that would be retried after its time is reported at once.
+			{ params: { event: 'newCampaign' }, staticData: staticData(), pollBudgetMs: 2_000 },
+		);
+		return await new VoiceAiTrigger().poll.call(context).catch((caught) => caught);
+	};
+	const cases = [
+		[429, { 'retry-after': '7' }, { cause: 'rate-limited', retryAfterMs: 7000 }],
+		[503, {}, { cause: 'temporarily-unavailable' }],
+		[401, {}, { cause: 'credential-invalid' }],
+		[403, {}, { cause: 'configuration-invalid' }],
+	];
+	for (const [status, headers, failure] of cases) {
+		it(`HTTP ${status}: ${failure.cause}`, async () => {
+			const error = await failingWith(status, { message: 'no' }, headers);
+			assert.ok(error instanceof NodeApiError, `got ${error?.constructor?.name}`);
+			assert.deepEqual(error.failure, failure);
+		});
+	}
+
+	it('an answer the trigger cannot read is a node defect; bad settings are configuration', async () => {
+		const { context } = scriptedPoll(() => ({ items: [{ id: 'c1' }] }), {
+			params: { event: 'newCampaign' },
+			staticData: staticData(),
+		});
+		const error = await new VoiceAiTrigger().poll.call(context).catch((caught) => caught);
+		assert.match(error.message, /status|createdAt/);
+		assert.deepEqual(error.failure, { cause: 'node-defect' });
+		const bad = scriptedPoll(() => ({}), {
+			params: { event: 'broadcastStatusChanged', messageIds: 'a/b', statuses: [] },
+		});
+		const setting = await new MessengerTrigger().poll.call(bad.context).catch((caught) => caught);
+		assert.deepEqual(setting.failure, { cause: 'configuration-invalid' });
+	});
+
+	it('a poll whose time ran out before anything was read: temporarily-unavailable', async () => {
+		const { context } = createPollContext({
+			params: {},
+			staticData: { poll: { key: 'k', state: 1 } },
+		});
+		const error = await runPoll(context, 'k', {
+			...handlers(),
+			poll: async () => {
+				throw pollClockOf(context).answerTimeUp({ method: 'GET', path: '/api/v1/x' });
+			},
+		}).catch((caught) => caught);
+		assert.ok(error instanceof NodeOperationError);
+		assert.match(
+			error.message,
+			/The poll stopped at the end of its time budget \(\d+(\.\d)? s\) while waiting for the API to answer/,
+		);
+		assert.match(error.description, /GET \/api\/v1\/x/);
+		assert.deepEqual(error.failure, { cause: 'temporarily-unavailable' });
+		assert.ok(!(error instanceof PollTimeUp));
+	});
+});
+
+describe('the time a poll may take', () => {
+	const budgetOf = (pollTimes, offered) =>
+		pollBudgetMs(createPollContext({ params: { pollTimes }, pollBudgetMs: offered }).context);
+	const every = (mode, extra = {}) => ({ item: [{ mode, ...extra }] });
+
+	it('ours: a share of the shortest interval, at most POLL_BUDGET.maxMs', () => {
+		assert.equal(budgetOf(every('everyMinute')), POLL_BUDGET.maxMs);
+		assert.equal(budgetOf(every('everyHour')), POLL_BUDGET.maxMs);
+		assert.equal(budgetOf(every('everyX', { value: 5, unit: 'minutes' })), POLL_BUDGET.maxMs);
+		assert.equal(
+			budgetOf(every('custom', { cronExpression: '*/20 * * * * *' })),
+			20_000 * POLL_BUDGET.intervalShare,
+		);
+		assert.equal(budgetOf(every('custom', { cronExpression: '0 * * * *' })), POLL_BUDGET.maxMs);
+		assert.equal(
+			budgetOf({
+				item: [{ mode: 'everyHour' }, { mode: 'custom', cronExpression: '*/10 * * * * *' }],
+			}),
+			10_000 * POLL_BUDGET.intervalShare,
+		);
+		assert.equal(budgetOf(undefined), POLL_BUDGET.maxMs);
+	});
+
+	it("n8n's budget where it is shorter (the durable scheduler's 45 s timeout less its margin)", () => {
+		assert.equal(budgetOf(every('everyMinute'), 30_000), 30_000);
+		assert.equal(budgetOf(every('everyMinute'), 300_000), POLL_BUDGET.maxMs);
+		assert.equal(budgetOf(every('everyMinute'), 0), POLL_BUDGET.maxMs);
 	});
 });

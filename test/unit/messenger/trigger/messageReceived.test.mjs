@@ -54,7 +54,7 @@ function fakeApi() {
 function trigger(api, params, staticData = {}) {
 	const node = new MessengerTrigger();
 	const poll = async (mode = 'trigger') => {
-		const { context, warnings } = createPollContext({
+		const { context, warnings, emittedErrors } = createPollContext({
 			params: { event: 'messageReceived', direction: 'inbound', messageTypes: [], ...params },
 			http: api.http,
 			credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
@@ -62,7 +62,7 @@ function trigger(api, params, staticData = {}) {
 			mode,
 		});
 		const result = await node.poll.call(context);
-		return { items: result ? result[0].map((i) => i.json) : [], warnings };
+		return { items: result ? result[0].map((i) => i.json) : [], warnings, emittedErrors };
 	};
 	return { poll, staticData, state: () => staticData.poll?.state };
 }
@@ -149,7 +149,7 @@ describe('Message Received polls', () => {
 		assert.deepEqual((await t.poll()).items, []);
 	});
 
-	it('a chat that fails keeps its state while the others move on; the next poll reports it', async () => {
+	it('a chat that fails keeps its state while the others move on, as a failed execution of its own; the next poll reports it', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
 		api.add('cht_b', message('cht_b', 0));
@@ -161,13 +161,15 @@ describe('Message Received polls', () => {
 		const stateOfB = JSON.stringify(t.state().chats.cht_b);
 		const failed = await t.poll();
 		assert.deepEqual(idsOf(failed.items), [a1.id]);
-		assert.match(failed.warnings.join('\n'), /chat cht_b: .*read again at the next poll/);
+		assert.equal(failed.emittedErrors.length, 1);
+		assert.match(failed.emittedErrors[0].message, /HTTP 503/);
+		assert.deepEqual(failed.emittedErrors[0].failure, { cause: 'temporarily-unavailable' });
 		assert.equal(JSON.stringify(t.state().chats.cht_b), stateOfB);
 		api.failing.delete('cht_b');
 		assert.deepEqual(idsOf((await t.poll()).items), [b1.id]);
 	});
 
-	it('every chat failing fails the poll: state untouched, logged, then nothing lost', async () => {
+	it('every chat failing fails the poll with its cause: state untouched, then nothing lost', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
 		const t = trigger(api, { chats: 'cht_a' });
@@ -175,23 +177,35 @@ describe('Message Received polls', () => {
 		const [a1] = api.add('cht_a', message('cht_a', 1));
 		api.failing.add('cht_a');
 		const snapshot = JSON.stringify(t.staticData);
-		const { items, warnings } = await t.poll();
-		assert.deepEqual(items, []);
-		assert.match(warnings.join('\n'), /poll failed, state kept/);
+		await assert.rejects(t.poll(), (error) => {
+			assert.match(error.message, /HTTP 503/);
+			assert.deepEqual(error.failure, { cause: 'temporarily-unavailable' });
+			return true;
+		});
 		assert.equal(JSON.stringify(t.staticData), snapshot);
 		api.failing.delete('cht_a');
 		assert.deepEqual(idsOf((await t.poll()).items), [a1.id]);
 	});
 
-	it('an unknown chat ID is logged and dropped; it is not asked for again while listed', async () => {
+	it('an unknown chat ID fails activation; one gone later is a failed execution once, then not asked for while listed', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
+		api.add('cht_gone', message('cht_gone', 0));
+		const wrong = trigger(api, { chats: 'cht_a\ncht_typo' });
+		await assert.rejects(wrong.poll(), /The watched chat "cht_typo" was not found/);
+		assert.equal(wrong.state(), undefined);
 		const t = trigger(api, { chats: 'cht_a\ncht_gone' });
-		const first = await t.poll();
-		assert.match(first.warnings.join('\n'), /chat "cht_gone" was not found; it is not watched/);
+		await t.poll();
+		api.chats.delete('cht_gone');
+		const [a1] = api.add('cht_a', message('cht_a', 1));
+		const gone = await t.poll();
+		assert.deepEqual(idsOf(gone.items), [a1.id]);
+		assert.equal(gone.emittedErrors.length, 1);
+		assert.match(gone.emittedErrors[0].message, /The watched chat "cht_gone" was not found/);
+		assert.deepEqual(gone.emittedErrors[0].failure, { cause: 'configuration-invalid' });
 		assert.equal(t.state().chats.cht_gone.missing, true);
 		const calls = api.historyCalls('cht_gone');
-		await t.poll();
+		assert.equal((await t.poll()).emittedErrors.length, 0);
 		assert.equal(api.historyCalls('cht_gone'), calls);
 	});
 
@@ -234,11 +248,9 @@ describe('Message Received polls', () => {
 		assert.deepEqual(idsOf((await t.poll()).items), [seen.id]);
 		api.chats.delete('cht_old');
 		api.phones.delete('+34600333444');
-		const { warnings } = await t.poll();
-		assert.match(
-			warnings.join('\n'),
-			/chat "cht_old" of \+34600333444 was not found; the phone is checked again/,
-		);
+		const { emittedErrors } = await t.poll();
+		assert.match(emittedErrors[0].message, /The chat "cht_old" of \+34600333444 was not found/);
+		assert.match(emittedErrors[0].description, /matched to its chat again at the next poll/);
 		assert.deepEqual(t.state().chats['+34600333444'], { at: at(1), ids: [seen.id] });
 		api.add('cht_next', { ...seen, chatId: 'cht_next' });
 		const [next] = api.add('cht_next', message('cht_next', 2));
