@@ -17,6 +17,12 @@ node_bin="$(bash "$scripts/ensure-node.sh" "$node_major" | tail -n 1)"
 n8n_dir="$CACHE/n8n-$N8N_VERSION"
 if [ "$node_major" != 24 ]; then n8n_dir="$n8n_dir-node$node_major"; fi
 if [ ! -f "$n8n_dir/.complete" ]; then
+  # Test lanes (or two checkouts) started at once may both get here: one installs, the others wait
+  # for it on this lock (no time limit: a first install takes minutes) and then find it complete.
+  exec 9>"$n8n_dir.lock"
+  flock 9
+fi
+if [ ! -f "$n8n_dir/.complete" ]; then
   rm -rf "$n8n_dir" && mkdir -p "$n8n_dir"
   if [[ "$N8N_VERSION" == 1.* ]]; then
     # One of 1.x's dependencies points at a download address outside the npm registry.

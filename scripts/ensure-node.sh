@@ -33,6 +33,12 @@ node_dir="$CACHE/node-$version"
 node_bin="$node_dir/node_modules/$package/bin"
 if [ ! -x "$node_bin/node" ]; then
   mkdir -p "$CACHE"
+  # Test lanes (or two checkouts) started at once may both get here: one installs, the others wait
+  # for it on this lock and then find the Node it installed.
+  exec 9>"$node_dir.lock"
+  flock 9
+fi
+if [ ! -x "$node_bin/node" ]; then
   rm -rf "$node_dir.tmp" && mkdir -p "$node_dir.tmp"
   node "$(dirname "$0")/progress.mjs" "installing Node $version" \
     --note "into $node_dir (first run only)" --size "$node_dir.tmp" -- npm install --prefix "$node_dir.tmp" --no-audit --no-fund --loglevel=http "$package@$version"

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { DEMO_CLIENTS } from '../sandbox/server.mjs';
 import { startSharedN8ns } from '../tools/n8nRun.mjs';
 import { DEFAULT_N8N_VERSION, N8N_1_VERSION } from '../tools/n8n.mjs';
+import { runSetupScript } from '../tools/processes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const testRoot = join(root, 'test');
@@ -206,6 +207,32 @@ function slowFirst(files) {
 	return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
+/**
+ * What the files of a run install on a machine's first run, besides n8n and its Node (installed
+ * when the shared n8ns start, before the e2e files): the installer, and which files need it (a
+ * suite, or files whose text matches). Run once here before the files start side by side, so that
+ * parallel lanes do not each start an install (two apt-get at once: one fails on dpkg's lock). The
+ * installers also wait for each other on a lock (scripts/apt-install.sh, scripts/ensure-*.sh), for
+ * a file run on its own or a second checkout on the same machine.
+ */
+const INSTALLS = [
+	{ script: 'ensure-chromium.sh', needed: (suite, text) => /chromium|editorPage/i.test(text) },
+	{ script: 'ensure-verdaccio.sh', needed: (suite, text) => /tools\/registry\.mjs/.test(text) },
+	{ script: 'ensure-queue-services.sh', needed: (suite) => suite === 'queue' },
+];
+
+/** Runs, one after the other, the installers that `runs` need. @param {Array<{ suite: string, files: string[] }>} runs */
+async function installBeforeLanes(runs) {
+	const texts = runs.flatMap(({ suite, files }) =>
+		files.map((file) => ({ suite, text: readFileSync(join(root, file), 'utf8') })),
+	);
+	for (const { script, needed } of INSTALLS) {
+		if (!texts.some(({ suite, text }) => needed(suite, text))) continue;
+		console.log(`# before the files start: scripts/${script}`);
+		await runSetupScript(script);
+	}
+}
+
 const args = process.argv.slice(2);
 const runs = selectedRuns(args.filter((arg) => arg !== '--with-queue'));
 if (args.includes('--with-queue') && !runs.some((run) => run.suite === 'queue'))
@@ -221,6 +248,15 @@ for (const { suite, files } of runs) {
 	console.log(`\n# suite: ${suite} (${files.length} files)`);
 	// The e2e files share one running n8n per line (test/support/n8n.mjs), started here once.
 	let shared;
+	if (suite === 'e2e' || suite === 'queue') {
+		try {
+			await installBeforeLanes(runs.filter((run) => run.suite === suite || run === beside));
+		} catch (error) {
+			console.error(`could not install what the ${suite} files need: ${error.stack ?? error}`);
+			failed = true;
+			continue;
+		}
+	}
 	if (suite === 'e2e') {
 		try {
 			shared = await startSharedN8ns([DEFAULT_N8N_VERSION, N8N_1_VERSION], logDir);
