@@ -72,7 +72,7 @@ export const loadOptionsContext = (runner) =>
 /**
  * A trigger node bound to one sandbox, one credential and one static data object, as n8n keeps
  * them between polls. `poll(mode)` resolves to the emitted items' JSON, their binary data and
- * what the node logged;
+ * what the node logged, `emittedErrors` the failed executions it reported beside its items;
  * `params` is read at each poll, so a test may change it between two. `wrapHttp` stands between
  * the node and the sandbox (to fail chosen requests).
  */
@@ -87,7 +87,7 @@ export function watcher(
 	const http = wrapHttp(auth.httpRequestWithAuthentication);
 	const staticData = {};
 	const poll = async (mode = 'trigger') => {
-		const { context, warnings } = createPollContext({
+		const { context, warnings, emittedErrors } = createPollContext({
 			params,
 			http,
 			credentials: auth.store.data,
@@ -96,7 +96,12 @@ export function watcher(
 		});
 		const result = await trigger.poll.call(context);
 		const emitted = result ? result[0] : [];
-		return { items: emitted.map((i) => i.json), binaries: emitted.map((i) => i.binary), warnings };
+		return {
+			items: emitted.map((i) => i.json),
+			binaries: emitted.map((i) => i.binary),
+			warnings,
+			emittedErrors,
+		};
 	};
 	return { poll, staticData, auth };
 }

@@ -90,7 +90,7 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 		);
 	});
 
-	it('a failed poll keeps the state; the change comes with the next poll, once', async () => {
+	it('a failed poll throws with its cause and keeps the state; the change comes with the next poll, once', async () => {
 		const { sandbox } = env;
 		const ids = await sendBroadcast(sandbox, [{ phone: '+34600000301' }]);
 		let failing = false;
@@ -108,9 +108,10 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 		sandbox.advance();
 		failing = true;
 		const snapshot = JSON.stringify(w.staticData);
-		const failed = await w.poll();
-		assert.deepEqual(failed.items, []);
-		assert.match(failed.warnings.join(' '), /poll failed/);
+		await assert.rejects(w.poll(), (error) => {
+			assert.deepEqual(error.failure, { cause: 'temporarily-unavailable' });
+			return true;
+		});
 		assert.equal(JSON.stringify(w.staticData), snapshot);
 		failing = false;
 		assert.deepEqual(
@@ -120,7 +121,7 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 		assert.deepEqual((await w.poll()).items, []);
 	});
 
-	it('an unknown id is logged and dropped; ids added later start without an event', async () => {
+	it('an unknown id fails activation; one added later is a failed execution once and dropped; ids added later start without an event', async () => {
 		const { sandbox } = env;
 		const [id] = await sendBroadcast(sandbox, [{ phone: '+34600000401' }]);
 		const params = {
@@ -128,9 +129,17 @@ describe('Messenger Trigger: Broadcast Message Status Changed', () => {
 			messageIds: `${id}, bcm_unknown`,
 			statuses: [],
 		};
+		const wrong = watch(sandbox, { ...params });
+		await assert.rejects(wrong.poll(), /The watched broadcast message "bcm_unknown" was not found/);
+		params.messageIds = id;
 		const w = watch(sandbox, params);
 		await w.poll();
+		params.messageIds = `${id}, bcm_unknown`;
+		const unknown = await w.poll();
+		assert.equal(unknown.emittedErrors.length, 1);
+		assert.deepEqual(unknown.emittedErrors[0].failure, { cause: 'configuration-invalid' });
 		assert.deepEqual(w.staticData.poll.state.finished, ['bcm_unknown']);
+		assert.equal((await w.poll()).emittedErrors.length, 0, 'reported once');
 		const [later] = await sendBroadcast(sandbox, [{ phone: '+34600000402' }]);
 		params.messageIds = `${id}, ${later}`;
 		sandbox.advance();

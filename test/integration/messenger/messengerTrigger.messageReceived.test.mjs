@@ -153,12 +153,17 @@ describe('Messenger Trigger: Message Received against the sandbox', () => {
 		assert.equal(w.staticData.poll.state.chats[phone].chatId, chat.id);
 	});
 
-	it('an unknown chat ID is logged and dropped; Fetch Test Event gives the latest real message', async () => {
+	it('an unknown chat ID fails activation, naming it; Fetch Test Event gives the latest real message', async () => {
 		const { sandbox } = env;
 		const chat = sandbox.state.chats[5];
-		const w = watch(sandbox, { chats: `${chat.id}\ncht_does_not_exist` });
-		const first = await w.poll();
-		assert.match(first.warnings.join('\n'), /"cht_does_not_exist" was not found/);
+		const wrong = watch(sandbox, { chats: `${chat.id}\ncht_does_not_exist` });
+		await assert.rejects(wrong.poll(), (error) => {
+			assert.match(error.message, /The watched chat "cht_does_not_exist" was not found/);
+			assert.deepEqual(error.failure, { cause: 'configuration-invalid' });
+			return true;
+		});
+		const w = watch(sandbox, { chats: chat.id });
+		await w.poll();
 		const [latest] = sandbox.customerWrites({
 			chatId: chat.id,
 			type: 'image',

@@ -201,7 +201,7 @@ describe('Voice AI Trigger: Call Finished', () => {
 		assert.deepEqual(dataReads(apiCallsSince(sandbox, mark), other), []);
 	});
 
-	it('a failed poll changes nothing: what landed comes at the next good poll, once', async () => {
+	it('a failed poll throws with its cause and changes nothing: what landed comes at the next good poll, once', async () => {
 		const { sandbox } = env;
 		let failData = false;
 		const w = watch(
@@ -220,9 +220,10 @@ describe('Voice AI Trigger: Call Finished', () => {
 		sandbox.stepCalls(2);
 		const stored = JSON.stringify(w.staticData);
 		failData = true;
-		const failed = await w.poll();
-		assert.deepEqual(failed.items, []);
-		assert.match(failed.warnings.join('\n'), /poll failed/);
+		await assert.rejects(w.poll(), (error) => {
+			assert.deepEqual(error.failure, { cause: 'temporarily-unavailable' });
+			return true;
+		});
 		assert.equal(JSON.stringify(w.staticData), stored, 'state as it was');
 		failData = false;
 		const { items } = await w.poll();

@@ -113,7 +113,7 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 		);
 	});
 
-	it('a failed poll leaves the state as it was: the change is reported by the next poll, once', async () => {
+	it('a failed poll throws and leaves the state as it was: the change is reported by the next poll, once', async () => {
 		const { sandbox } = env;
 		let failNext = false;
 		const w = watch(sandbox, allChanges(), {
@@ -127,9 +127,10 @@ describe('Voice AI Trigger: Campaign Status Changed', () => {
 		const snapshot = JSON.stringify(w.staticData);
 		sandbox.advance();
 		failNext = true;
-		const failed = await w.poll();
-		assert.deepEqual(failed.items, []);
-		assert.match(failed.warnings.join('\n'), /poll failed, state kept/);
+		await assert.rejects(w.poll(), (error) => {
+			assert.equal(error.failure, undefined, 'a 400 is left to n8n to judge');
+			return true;
+		});
 		assert.equal(JSON.stringify(w.staticData), snapshot, 'state unchanged by the failed poll');
 		failNext = false;
 		const next = await w.poll();
