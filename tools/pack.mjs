@@ -101,3 +101,57 @@ export async function packOnChange(folder, { root = ROOT, build = packPackage } 
 	renameSync(`${kept}.partial`, kept);
 	return { tarball: kept, reused: false };
 }
+
+/** The keyword n8n's Community Nodes screen browses npm by (and n8n's verification asks for). */
+export const COMMUNITY_KEYWORD = 'n8n-community-node-package';
+
+/**
+ * What in a packed package's manifest would keep n8n from loading it from `.n8n/nodes`, one line
+ * each (none: n8n can load it). n8n loads the folders of node_modules named `n8n-nodes-*` (or
+ * `@scope/n8n-nodes-*`), skips a package whose `n8n.n8nNodesApiVersion` it does not support (both
+ * tested lines support 1), and loads exactly the files `n8n.nodes` and `n8n.credentials` name;
+ * n8n does not read `main`, but npm and `require()` of the package fail when it names a file the
+ * package lacks.
+ * @param {Record<string, any>} manifest the package.json inside the tarball
+ * @param {string[]} files the tarball's files, relative to the package (e.g. `dist/x.js`)
+ */
+export function packageLoadProblems(manifest, files) {
+	const problems = [];
+	const packed = new Set(files.map((file) => file.replace(/^package\//, '')));
+	if (!/^(@[^/]+\/)?n8n-nodes-[^/]+$/.test(manifest.name ?? '')) {
+		problems.push(`name ${manifest.name}: n8n loads only packages named n8n-nodes-*`);
+	}
+	if (!(manifest.keywords ?? []).includes(COMMUNITY_KEYWORD)) {
+		problems.push(`keywords lack ${COMMUNITY_KEYWORD}`);
+	}
+	const n8n = manifest.n8n;
+	if (!n8n || typeof n8n !== 'object') {
+		problems.push('no n8n block: n8n loads no node from it');
+	} else {
+		if (n8n.n8nNodesApiVersion !== 1) {
+			problems.push(
+				`n8n.n8nNodesApiVersion ${n8n.n8nNodesApiVersion}: the tested n8n lines load 1`,
+			);
+		}
+		for (const key of ['nodes', 'credentials']) {
+			const entries = n8n[key];
+			if (!Array.isArray(entries) || entries.length === 0) {
+				problems.push(`n8n.${key} lists nothing`);
+				continue;
+			}
+			for (const entry of entries) {
+				if (!packed.has(entry.replace(/^\.\//, ''))) {
+					problems.push(`n8n.${key} names ${entry}, which is not in the package (files)`);
+				}
+			}
+		}
+	}
+	if (manifest.main !== undefined) {
+		const main = String(manifest.main).replace(/^\.\//, '');
+		const candidates = [main, `${main}.js`, `${main}/index.js`];
+		if (!candidates.some((candidate) => packed.has(candidate))) {
+			problems.push(`main names ${manifest.main}, which is not in the package (files)`);
+		}
+	}
+	return problems;
+}
