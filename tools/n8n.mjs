@@ -68,9 +68,9 @@ export async function ensureN8n(version = DEFAULT_N8N_VERSION) {
 /**
  * An n8n user folder with the packed package installed as a community package: a throwaway one,
  * or `userFolder` when given (kept; `npm start` reuses it so a demo's work survives a restart).
- * With `installed`, that folder already has this tarball installed (npm start keeps track): npm
- * is not run.
- * @param {{ version?: string, tarball: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string, installed?: boolean }} options
+ * With `installed`, that folder already has the package installed (npm start keeps track of its
+ * tarball; the publishing test installs it from a registry): npm is not run and `tarball` unused.
+ * @param {{ version?: string, tarball?: string, extraEnv?: NodeJS.ProcessEnv, userFolder?: string, installed?: boolean }} options
  */
 export async function createN8nInstance({
 	version = DEFAULT_N8N_VERSION,
