@@ -221,7 +221,12 @@ const INSTALLS = [
 	{ script: 'ensure-queue-services.sh', needed: (suite) => suite === 'queue' },
 ];
 
-/** Runs, one after the other, the installers that `runs` need. @param {Array<{ suite: string, files: string[] }>} runs */
+/**
+ * Runs, one after the other, the installers that `runs` need. One that fails (no root for
+ * apt-get, say) is reported and the run goes on: the files that need it fail with the same message
+ * when they call it, and the others still run.
+ * @param {Array<{ suite: string, files: string[] }>} runs
+ */
 async function installBeforeLanes(runs) {
 	const texts = runs.flatMap(({ suite, files }) =>
 		files.map((file) => ({ suite, text: readFileSync(join(root, file), 'utf8') })),
@@ -229,7 +234,11 @@ async function installBeforeLanes(runs) {
 	for (const { script, needed } of INSTALLS) {
 		if (!texts.some(({ suite, text }) => needed(suite, text))) continue;
 		console.log(`# before the files start: scripts/${script}`);
-		await runSetupScript(script);
+		await runSetupScript(script).catch((error) =>
+			console.error(
+				`# scripts/${script} failed; the files that need it will fail:\n${error.message}`,
+			),
+		);
 	}
 }
 
@@ -246,17 +255,11 @@ let failed = false;
 for (const { suite, files } of runs) {
 	if (suite === beside?.suite) continue;
 	console.log(`\n# suite: ${suite} (${files.length} files)`);
+	// What the files (and the queue suite beside them) install on a first run, before they start.
+	if (suite === 'e2e' || suite === 'queue')
+		await installBeforeLanes(runs.filter((run) => run.suite === suite || run === beside));
 	// The e2e files share one running n8n per line (test/support/n8n.mjs), started here once.
 	let shared;
-	if (suite === 'e2e' || suite === 'queue') {
-		try {
-			await installBeforeLanes(runs.filter((run) => run.suite === suite || run === beside));
-		} catch (error) {
-			console.error(`could not install what the ${suite} files need: ${error.stack ?? error}`);
-			failed = true;
-			continue;
-		}
-	}
 	if (suite === 'e2e') {
 		try {
 			shared = await startSharedN8ns([DEFAULT_N8N_VERSION, N8N_1_VERSION], logDir);
