@@ -77,11 +77,15 @@ async function writeBlob(request, blob) {
 	}
 }
 
+/** An error as axios throws it: `code` says what happened (ECONNABORTED: timeout, ERR_CANCELED: aborted). */
+const axiosLike = (message, code) => Object.assign(new Error(message), { code });
+
 /**
  * One HTTP exchange with node:http, as axios does it in n8n: a Buffer body is written as it is,
- * not copied; a Blob-like body is streamed from a fresh stream().
+ * not copied; a Blob-like body is streamed from a fresh stream(). `timeout` is axios's: the
+ * socket's silence; `signal` aborts the request, and a streamed answer's body with it.
  */
-function exchange(url, method, headers, body, stream = false) {
+function exchange(url, method, headers, body, stream = false, { timeout, signal } = {}) {
 	return new Promise((resolve, reject) => {
 		const request = (url.protocol === 'https:' ? https : http).request(
 			url,
@@ -110,6 +114,20 @@ function exchange(url, method, headers, body, stream = false) {
 			},
 		);
 		request.on('error', reject);
+		if (timeout) {
+			request.setTimeout(timeout, () =>
+				request.destroy(axiosLike(`timeout of ${timeout}ms exceeded`, 'ECONNABORTED')),
+			);
+		}
+		if (signal) {
+			const abort = () => {
+				const error = axiosLike('canceled', 'ERR_CANCELED');
+				request.res?.destroy(error);
+				request.destroy(error);
+			};
+			if (signal.aborted) abort();
+			else signal.addEventListener('abort', abort, { once: true });
+		}
 		if (isBlobLike(body)) writeBlob(request, body);
 		else request.end(body);
 	});
@@ -136,7 +154,10 @@ export async function fetchHttpRequest(options) {
 	if (body !== undefined && !isBlobLike(body))
 		headers['Content-Length'] = String(Buffer.byteLength(body));
 	const stream = options.encoding === 'stream';
-	const response = await exchange(url, options.method ?? 'GET', headers, body, stream);
+	const response = await exchange(url, options.method ?? 'GET', headers, body, stream, {
+		timeout: options.timeout,
+		signal: options.abortSignal,
+	});
 	let data = stream ? response.stream : response.text;
 	if (!stream) {
 		try {

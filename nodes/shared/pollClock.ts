@@ -11,9 +11,12 @@ export const POLL_BUDGET = {
 	maxMs: 40_000,
 	/** Share of the shortest poll interval a poll may take. */
 	intervalShare: 0.75,
-	/** Kept free at the end, to hand over what was read. */
+	/** Kept free at the end, to hand over what was read (a tenth of a shorter budget). */
 	reserveMs: 1_500,
-	/** A read is started only with at least this much left (or the slowest read so far, if longer). */
+	/**
+	 * A read is started only with at least this much left (a twentieth of a shorter budget), or
+	 * as long as the slowest read so far took.
+	 */
 	minRoomMs: 1_000,
 };
 
@@ -79,6 +82,7 @@ export class PollClock {
 	readonly startedAt: number;
 	/** No read past this moment: the budget minus the reserve. */
 	readonly endsAt: number;
+	private readonly minRoomMs: number;
 	private slowestMs = 0;
 
 	constructor(
@@ -86,7 +90,8 @@ export class PollClock {
 		private readonly now: () => number = Date.now,
 	) {
 		this.startedAt = now();
-		this.endsAt = this.startedAt + Math.max(0, budgetMs - POLL_BUDGET.reserveMs);
+		this.endsAt = this.startedAt + budgetMs - Math.min(POLL_BUDGET.reserveMs, budgetMs / 10);
+		this.minRoomMs = Math.min(POLL_BUDGET.minRoomMs, budgetMs / 20);
 	}
 
 	remainingMs(): number {
@@ -95,7 +100,7 @@ export class PollClock {
 
 	/** Whether another read fits: at least the slowest one so far, and never less than the minimum. */
 	hasRoom(extraMs = 0): boolean {
-		return this.remainingMs() - extraMs > Math.max(this.slowestMs, POLL_BUDGET.minRoomMs);
+		return this.remainingMs() - extraMs > Math.max(this.slowestMs, this.minRoomMs);
 	}
 
 	/** Records how long a read took (the next ones are expected to take as long). */
@@ -105,7 +110,7 @@ export class PollClock {
 
 	/** The latest moment a request may start: it needs at least as long as the slowest so far. */
 	latestStart(): number {
-		return this.endsAt - Math.max(this.slowestMs, POLL_BUDGET.minRoomMs);
+		return this.endsAt - Math.max(this.slowestMs, this.minRoomMs);
 	}
 
 	/** The error that stops the poll: `what` is what it was waiting for, `request` which one. */

@@ -79,7 +79,7 @@ ${columns([
 	),
 	[
 		'--faults <json>',
-		`inject faults (rates from 0 to 1), e.g. '{"serverErrorRate":0.05, "rateLimitRate":0.1, "retryAfter":false, "tokenExpiryRate":0.02, "slowRate":0.05, "slowMs":500, "resetRate":0.02, "malformedJsonRate":0.02, "seed":1}' [SANDBOX_FAULTS]`,
+		`inject faults (rates from 0 to 1), e.g. '{"serverErrorRate":0.05, "rateLimitRate":0.1, "retryAfter":false, "tokenExpiryRate":0.02, "slowRate":0.05, "slowMs":500, "resetRate":0.02, "malformedJsonRate":0.02, "hangRate":0.01, "latencyMs":1500, "seed":1}' [SANDBOX_FAULTS]`,
 	],
 	[
 		'--count-refused',

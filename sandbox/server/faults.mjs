@@ -17,9 +17,11 @@ import { mulberry32 } from '../data.mjs';
  *   slowMs?: number,
  *   resetRate?: number,             // the connection is reset (half before, half after carrying out)
  *   malformedJsonRate?: number,     // a 2xx answer whose body is cut off mid-JSON
+ *   hangRate?: number,              // the request is taken and never answered (until the client gives up)
+ *   latencyMs?: number,             // every API answer held back this long (a slow API; not a fault)
  * }} FaultOptions
  *
- * @typedef {{ kind: 'serverError' | 'rateLimit' | 'tokenExpiry' | 'slow' | 'reset' | 'malformedJson', after: boolean, status?: number }} Fault
+ * @typedef {{ kind: 'serverError' | 'rateLimit' | 'tokenExpiry' | 'slow' | 'reset' | 'malformedJson' | 'hang', after: boolean, status?: number }} Fault
  */
 
 /** @param {FaultOptions} [options] */
@@ -32,6 +34,8 @@ export function createFaultInjector(options = {}) {
 		['slow', options.slowRate ?? 0],
 		['reset', options.resetRate ?? 0],
 		['malformedJson', options.malformedJsonRate ?? 0],
+		// Drawn only when asked for, so that seeded runs without it meet the faults they always met.
+		...(options.hangRate ? [['hang', options.hangRate]] : []),
 	]);
 	const counts = Object.fromEntries(kinds.map(([kind]) => [kind, 0]));
 	return {
@@ -68,6 +72,13 @@ export const faultLabel = (fault) => (fault.after ? `${fault.kind} after` : faul
  * @param {{ req: import('node:http').IncomingMessage, entry: import('../server.mjs').LogEntry, log: import('../server.mjs').LogEntry[], tokens: import('./auth.mjs').TokenService }} request
  */
 export function strikeBefore(fault, options, { req, entry, log, tokens }) {
+	if (fault.kind === 'hang') {
+		// Taken and never answered: the connection stays open until the client or stop() ends it.
+		entry.status = 0;
+		log.push(entry);
+		req.resume();
+		return true;
+	}
 	if (fault.kind === 'reset' && !fault.after) {
 		entry.status = 0;
 		log.push(entry);
@@ -110,10 +121,10 @@ export function strikeAfter(fault, result) {
 /** Whether the connection is reset once the request was carried out. @param {Fault | undefined} fault */
 export const resetsAfter = (fault) => fault?.kind === 'reset' && fault.after;
 
-/** Holds a slow answer back. @param {Fault | undefined} fault @param {FaultOptions} options */
+/** Holds an answer back: every one by `latencyMs`, a slow one by `slowMs` more. @param {Fault | undefined} fault @param {FaultOptions} options */
 export async function holdBack(fault, options) {
-	if (fault?.kind === 'slow')
-		await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 200));
+	const ms = (options.latencyMs ?? 0) + (fault?.kind === 'slow' ? (options.slowMs ?? 200) : 0);
+	if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

@@ -74,13 +74,21 @@ export const loadOptionsContext = (runner) =>
  * them between polls. `poll(mode)` resolves to the emitted items' JSON, their binary data and
  * what the node logged, `emittedErrors` the failed executions it reported beside its items;
  * `params` is read at each poll, so a test may change it between two. `wrapHttp` stands between
- * the node and the sandbox (to fail chosen requests).
+ * the node and the sandbox (to fail chosen requests). `pollBudgetMs`: what n8n's
+ * getPollBudgetMs() gives (a short poll); `workflowId` keeps watchers of one test apart for the
+ * one-poll-at-a-time guard.
  */
 export function watcher(
 	NodeClass,
 	sandbox,
 	params,
-	{ client = DEMO_CLIENTS.full, credentials = {}, wrapHttp = (http) => http } = {},
+	{
+		client = DEMO_CLIENTS.full,
+		credentials = {},
+		wrapHttp = (http) => http,
+		pollBudgetMs,
+		workflowId,
+	} = {},
 ) {
 	const trigger = new NodeClass();
 	const auth = sandboxHttp(sandbox, client, credentials);
@@ -93,6 +101,8 @@ export function watcher(
 			credentials: auth.store.data,
 			staticData,
 			mode,
+			pollBudgetMs,
+			workflowId,
 		});
 		const result = await trigger.poll.call(context);
 		const emitted = result ? result[0] : [];

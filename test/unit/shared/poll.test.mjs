@@ -134,7 +134,8 @@ describe('runPoll', () => {
 			}),
 		);
 		assert.equal(seen.budgetMs, 10_000);
-		assert.ok(seen.remainingMs() <= 10_000 - POLL_BUDGET.reserveMs);
+		// A tenth of a budget this short is kept free at its end.
+		assert.ok(seen.remainingMs() <= 9_000, `${seen.remainingMs()} ms left`);
 		assert.equal(pollClockOf(context), undefined);
 	});
 
