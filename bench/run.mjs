@@ -14,6 +14,7 @@ import {
 import { measureCallResults } from './callResults.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
+import { measureSlowPolls } from './slowPolls.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
 import { measureUploadMemory } from './uploadMemory.mjs';
 import { measureDownloadMemoryInN8n } from './downloadMemoryN8n.mjs';
@@ -146,6 +147,22 @@ for (const { numbers, trigger: calls, everyPage } of await measureCallResults())
 		`at most ${calls.maxLag}; every page each poll: ${everyPage.lag.toFixed(2)}; ${calls.attempts} attempts over ${calls.polls} polls, lost ${calls.lost}, doubled ${calls.doubled} (every page: lost ${everyPage.lost}, doubled ${everyPage.doubled})`,
 	);
 }
+
+const slow = await measureSlowPolls();
+const slowNote = (figures, extra) =>
+	`longest ${((figures.longest / slow.scale.budgetMs) * 40).toFixed(1)} s of 40 s; ${figures.polls} polls started each minute whatever the last did, ${figures.skipped} skipped while the last ran, ${figures.failed} failed; abandoned (past 45 s): ${figures.abandoned}; events twice: ${figures.twice}, lost: ${figures.lost} of ${figures.events}; ${extra}; time scaled ×${slow.scale.latencyMs / 1500}`;
+add(
+	'Call Finished, slow API (1.5 s an answer), 3,000 numbers, 100 data requests a poll: longest poll / its budget',
+	(slow.callFinished.longest / slow.scale.budgetMs).toFixed(2),
+	'<= 1',
+	slowNote(slow.callFinished, 'one read of its 30 pages alone takes 45 s'),
+);
+add(
+	'Message Received, slow API (1.5 s an answer), 50 watched chats: longest poll / its budget',
+	(slow.messageReceived.longest / slow.scale.budgetMs).toFixed(2),
+	'<= 1',
+	slowNote(slow.messageReceived, 'one read of every chat takes 75 s'),
+);
 
 const cpu = await measureCpuPerItem({ items: 1000, runs: 3 });
 add(
