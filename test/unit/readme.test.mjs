@@ -20,6 +20,8 @@ import { DEFAULT_MAX_FILE_SIZE_MIB } from '../../nodes/shared/download.ts';
 import { MAX_REDIRECTS } from '../../nodes/shared/fileTransport.ts';
 import { MAX_FILE_SIZE_LIMIT_MIB } from '../../nodes/shared/mediaFiles.ts';
 import { ADAPTIVE_RULE } from '../../nodes/shared/pacing.ts';
+import { POLL_BUDGET } from '../../nodes/shared/pollClock.ts';
+import { retrySettings } from '../../nodes/shared/transport.ts';
 import { ALTERNATIVES } from '../../sandbox/alternatives.mjs';
 import { devNodeMajor, n8nLineNodeRule, readRepoFile } from '../support/unit.mjs';
 
@@ -30,6 +32,8 @@ const MESSENGER_DOC = readRepoFile('docs/messenger.md');
 const LIMITS_DOC = readRepoFile('docs/limits-and-scaling.md');
 const API_DOC = readRepoFile('docs/api.md');
 const TESTING_DOC = readRepoFile('docs/testing.md');
+const TRIGGERS_DOC = readRepoFile('docs/triggers.md');
+const TROUBLESHOOTING_DOC = readRepoFile('docs/troubleshooting.md');
 const messenger = new Messenger();
 
 /** A `## ` section of a Markdown page, up to the next `## ` heading. */
@@ -102,6 +106,36 @@ describe('docs/limits-and-scaling.md states the pacing rule', () => {
 		]) {
 			assert.ok(oneLine.includes(phrase), `docs/limits-and-scaling.md: "${phrase}"`);
 		}
+	});
+});
+
+describe('the time a poll may take, and the retries within it, as the code has them', () => {
+	const seconds = (ms) => `${ms / 1000} seconds`;
+	const words = ['', '', 'twice', '3 times', '4 times', '5 times', '6 times'];
+	it('docs/triggers.md: the budget, the share of the interval, the 2-minute request timeout, the retries', () => {
+		const part = section(TRIGGERS_DOC, 'Poll time, budget and failures');
+		assert.match(
+			part,
+			new RegExp(`shorter of what n8n gives it and ${seconds(POLL_BUDGET.maxMs)}`),
+		);
+		assert.equal(POLL_BUDGET.intervalShare, 0.75, 'the page says "three quarters"');
+		assert.match(part, /three\s+quarters of the poll interval/);
+		assert.match(
+			part,
+			new RegExp(`no answer for ${retrySettings.requestTimeoutMs / 60_000} minutes`),
+		);
+		assert.match(part, new RegExp(`a GET up to\\s+${words[retrySettings.transientAttempts]}`));
+		assert.match(part, new RegExp(`a 429 up to ${words[retrySettings.rateLimitAttempts]}`));
+	});
+	it('the README and docs/troubleshooting.md: at most the same 40 seconds', () => {
+		const budget = POLL_BUDGET.maxMs / 1000;
+		assert.match(README, new RegExp(`A poll takes at most ${budget} seconds`));
+		assert.match(README, new RegExp(`end of its time budget \\(${budget} s\\)`));
+		assert.match(TROUBLESHOOTING_DOC, new RegExp(`\\(at most ${budget} s\\)`));
+		assert.match(
+			LIMITS_DOC,
+			new RegExp(`no answer for ${retrySettings.requestTimeoutMs / 60_000} minutes`),
+		);
 	});
 });
 
