@@ -216,10 +216,10 @@ async function main() {
 		`  model      "${DEMO_MODEL_CREDENTIAL.name}": the sandbox's stand-in at ${sandbox.url}/v1, no AI account`,
 	);
 	say(
-		`             (open "${exampleName(examples, BANNER_EXAMPLES.assistant)}" and its chat; the README says how to use a real model)`,
+		`             (open "${exampleName(examples, BANNER_EXAMPLES.assistant)}" and its chat; docs/ai-agents.md says how to use a real model)`,
 	);
 	say(
-		`  workflows  ${examples.length} examples from examples/: ${imported.length} imported, ${kept.length} already there and kept as you left them (README: a fresh copy)`,
+		`  workflows  ${examples.length} examples from examples/: ${imported.length} imported, ${kept.length} already there and kept as you left them (a fresh copy: docs/examples.md)`,
 	);
 	for (const line of sandboxBanner(sandbox.url)) say(line);
 	say(

@@ -31,6 +31,19 @@ import { makeTempDir, removeDir } from '../../../tools/processes.mjs';
 import { checkoutCopy, runnerEnv, workflowRunner } from './publishSteps.mjs';
 
 const CREDENTIAL = { id: 'publishVoiceCred1', name: 'Voice sandbox (publish)' };
+
+/**
+ * The README's npm commands, as a user copies them: the install (its bash block) and the update
+ * (`npm install <package>@latest …` in the text). The arguments after `npm`.
+ */
+function readmeNpmCommand(pattern) {
+	const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+	const found = pattern.exec(readme)?.[1];
+	assert.ok(found, `the README has the command ${pattern}`);
+	return found.trim().split(/\s+/);
+}
+const README_INSTALL = readmeNpmCommand(/^npm (install n8n-nodes-voice-messaging(?: [^\n`]*)?)$/m);
+const README_UPDATE = readmeNpmCommand(/`npm (install n8n-nodes-voice-messaging@latest[^`]*)`/);
 const WORKFLOW_ID = 'publishBalance01';
 
 /** The next minor version of `version` (0.1.0 → 0.2.0), as a release of new features bumps it. */
@@ -223,11 +236,12 @@ describe(
 						registryUrl: registry.url,
 						folder: line.userFolder,
 					});
-					// README: mkdir -p ~/.n8n/nodes && cd ~/.n8n/nodes && npm install <package>. n8n itself
-					// brings n8n-workflow, the package's peer dependency (n8n's own installer drops it too).
+					// The README's commands: mkdir -p ~/.n8n/nodes && cd ~/.n8n/nodes, then its npm install.
+					// n8n itself brings n8n-workflow, the package's peer dependency (n8n's own installer
+					// drops it too; --legacy-peer-deps keeps npm from installing another copy).
 					const nodesDir = join(line.userFolder, '.n8n/nodes');
 					mkdirSync(nodesDir, { recursive: true });
-					await run('npm', ['install', PACKAGE_NAME, '--legacy-peer-deps'], {
+					await run('npm', README_INSTALL, {
 						cwd: nodesDir,
 						env: line.npmEnv,
 						timeoutMs: 120_000,
@@ -270,7 +284,7 @@ describe(
 			for (const line of lines) {
 				assert.ok(line.instance, `n8n ${line.version} was set up by the test before`);
 				await timed(`n8n ${line.version} update and run`, async () => {
-					await run('npm', ['install', `${PACKAGE_NAME}@latest`, '--legacy-peer-deps'], {
+					await run('npm', README_UPDATE, {
 						cwd: join(line.userFolder, '.n8n/nodes'),
 						env: line.npmEnv,
 						timeoutMs: 120_000,
