@@ -306,4 +306,18 @@ describe('waitForRequestSlot and settleRequestSlot', () => {
 		assert.equal(a.pacer.allowance, cut);
 		assert.equal(a.pacer.inFlight, 0);
 	});
+
+	it('a turn that would come after latestStart is not taken, and the queue goes on', async () => {
+		// 1 a minute: the first request takes the window's only place, the next must wait a window.
+		const first = await waitForRequestSlot('late', 1);
+		assert.ok(first);
+		const started = Date.now();
+		assert.equal(await waitForRequestSlot('late', 1, Date.now() + 50), null);
+		assert.ok(Date.now() - started < 50, 'it did not wait for the turn');
+		assert.equal(first.pacer.inFlight, 1, 'no place taken');
+		// The refused turn left the queue usable: the next caller is answered, not stuck behind it.
+		settleRequestSlot(first);
+		assert.equal(await waitForRequestSlot('late', 1, Date.now() + 10), null);
+		assert.equal(first.pacer.inFlight, 0);
+	});
 });
