@@ -123,17 +123,18 @@ export function describeFailure(error: unknown): RequestFailure {
  * configuration-invalid). Older n8n ignores it. Undefined: n8n judges by the HTTP status.
  */
 export function failureCause(failure: RequestFailure, now = Date.now()): Failure | undefined {
-	const status = failure.tokenStatus ?? failure.status;
+	const status = failure.token ? failure.token.status : failure.status;
 	if (status === 429) {
 		const wait = retryAfterMs(failure.headers, now);
 		return wait === undefined
 			? { cause: 'rate-limited' }
 			: { cause: 'rate-limited', retryAfterMs: wait };
 	}
-	if (failure.tokenStatus !== undefined) {
-		return failure.tokenStatus >= 400 && failure.tokenStatus < 500
-			? { cause: 'credential-invalid' }
-			: { cause: 'temporarily-unavailable' };
+	if (failure.token) {
+		// Refused, an empty client ID, an answer without a token: the credential needs a look.
+		return failure.token.unreachable || (status ?? 0) >= 500
+			? { cause: 'temporarily-unavailable' }
+			: { cause: 'credential-invalid' };
 	}
 	if (status === 401) return { cause: 'credential-invalid' };
 	if (status === 403 || status === 404) return { cause: 'configuration-invalid' };

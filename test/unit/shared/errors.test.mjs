@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import {
 	asNodeError,
 	describeFailure,
+	failureCause,
 	InputError,
 	serverMessage,
 	TokenExchangeError,
@@ -89,5 +90,62 @@ describe('serverMessage', () => {
 		assert.equal(serverMessage({ error: { message: 'nested' } }), 'nested');
 		assert.equal(serverMessage(Buffer.from('buffered')), 'buffered');
 		assert.equal(serverMessage('x'.repeat(400)).length, 301);
+	});
+});
+
+describe('failureCause: why a request failed, as n8n 2.41 scheduler reads it', () => {
+	const NOW = Date.parse('2026-11-27T12:00:00Z');
+	const cases = [
+		[
+			'429 with Retry-After in seconds',
+			{ status: 429, headers: { 'retry-after': '30' } },
+			{ cause: 'rate-limited', retryAfterMs: 30_000 },
+		],
+		['429 without Retry-After', { status: 429, headers: {} }, { cause: 'rate-limited' }],
+		['503', { status: 503 }, { cause: 'temporarily-unavailable' }],
+		['a network error', { code: 'ECONNRESET' }, { cause: 'temporarily-unavailable' }],
+		[
+			'no answer in time',
+			{ timedOutMs: 1000, code: 'ECONNABORTED' },
+			{ cause: 'temporarily-unavailable' },
+		],
+		['broken JSON', { malformed: true, status: 200 }, { cause: 'temporarily-unavailable' }],
+		[
+			'401 (n8n renewed the token and was refused again)',
+			{ status: 401 },
+			{ cause: 'credential-invalid' },
+		],
+		['403: a role missing', { status: 403 }, { cause: 'configuration-invalid' }],
+		['404: what the node points at is gone', { status: 404 }, { cause: 'configuration-invalid' }],
+		[
+			'the token endpoint refused the client',
+			{ token: { status: 401, unreachable: false } },
+			{ cause: 'credential-invalid' },
+		],
+		[
+			'the token endpoint unreachable',
+			{ token: { unreachable: true } },
+			{ cause: 'temporarily-unavailable' },
+		],
+		['the token endpoint limited', { token: { status: 429 } }, { cause: 'rate-limited' }],
+		['an empty client ID', { token: { unreachable: false } }, { cause: 'credential-invalid' }],
+	];
+	for (const [name, failure, expected] of cases) {
+		it(name, () => assert.deepEqual(failureCause(failure, NOW), expected));
+	}
+	it('400 and 409 are left to n8n to judge', () => {
+		assert.equal(failureCause({ status: 400 }), undefined);
+		assert.equal(failureCause({ status: 409 }), undefined);
+	});
+	it('a network failure of the token exchange says so', () => {
+		const error = new TokenExchangeError(
+			'Could not reach',
+			undefined,
+			'Network error code: ECONNREFUSED',
+			true,
+		);
+		assert.deepEqual(failureCause(describeFailure({ message: 'wrapped', cause: error })), {
+			cause: 'temporarily-unavailable',
+		});
 	});
 });

@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { toListPage } from '../../../nodes/shared/pagination.ts';
+import { PollClock } from '../../../nodes/shared/pollClock.ts';
 import {
 	apiRequest,
+	attemptLimits,
 	checkedAnswer,
 	path,
 	retryDelayMs,
@@ -302,5 +304,22 @@ describe('answers that are not clean JSON', () => {
 			/broken JSON \(HTTP 200\), so it is not known whether the request was carried out/,
 		);
 		assert.equal(post.calls.length, 1);
+	});
+});
+
+describe('attemptLimits: how long one attempt may wait', () => {
+	it('outside a poll: the request timeout, no abort signal (n8n brings its own for executions)', () => {
+		assert.deepEqual(attemptLimits(undefined), { timeout: retrySettings.requestTimeoutMs });
+	});
+	it("in a poll: what is left of the poll's time, also as a hard limit", () => {
+		let now = 1_000_000;
+		const clock = new PollClock(10_000, () => now);
+		const first = attemptLimits(clock);
+		assert.equal(first.timeout, 9_000, 'a tenth of a short budget is kept free');
+		assert.ok(first.abortSignal instanceof AbortSignal);
+		now += 8_500;
+		assert.equal(attemptLimits(clock).timeout, 500);
+		now += 5_000;
+		assert.equal(attemptLimits(clock).timeout, 1, 'never 0, which axios reads as no timeout');
 	});
 });
