@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
  * @typedef {{
  *   id: string, fileName: string, mimeType: string, size: number,
  *   status: 'ok' | 'expired' | 'deleted', bytes?: Buffer, sha256?: string,
+ *   linksValidFrom?: number,
  * }} MediaFile
  */
 
@@ -110,15 +111,35 @@ export function addMediaFile(api, { type, fileName, mimeType, size, bytes }) {
 	return file;
 }
 
-/** A storage link's signature: the file and the expiry, keyed by the sandbox's seed. */
-export function storageSignature(api, id, expires) {
-	return createHash('sha256').update(`${api.seed}:${id}:${expires}`).digest('hex').slice(0, 32);
+/** A storage link's signature: the file, the expiry and when it was issued, keyed by the sandbox's seed. */
+export function storageSignature(api, id, expires, issued) {
+	return createHash('sha256')
+		.update(`${api.seed}:${id}:${expires}:${issued}`)
+		.digest('hex')
+		.slice(0, 32);
 }
 
 /** A signed link to the file on the storage origin, valid STORAGE_LINK_SECONDS from now. */
 export function storageLink(api, id) {
-	const expires = Math.floor(Date.now() / 1000) + STORAGE_LINK_SECONDS;
-	return `${api.storageUrl}${STORAGE_PREFIX}${id}?expires=${expires}&signature=${storageSignature(api, id, expires)}`;
+	const issued = Date.now();
+	const expires = Math.floor(issued / 1000) + STORAGE_LINK_SECONDS;
+	return `${api.storageUrl}${STORAGE_PREFIX}${id}?expires=${expires}&issued=${issued}&signature=${storageSignature(api, id, expires, issued)}`;
+}
+
+/**
+ * A message as a read gives it: with `mediaLinks: 'storage'`, its file's link signed anew, as an
+ * API handing out signed links does at each read (an expired link is replaced by reading again).
+ * @param {ApiContext} api @template {{ content?: unknown }} M @param {M} message @returns {M}
+ */
+export function withFreshLink(api, message) {
+	const content = /** @type {Record<string, unknown> | undefined} */ (message.content);
+	const url = typeof content?.url === 'string' ? content.url : '';
+	const prefix = `${api.storageUrl}${STORAGE_PREFIX}`;
+	if (api.options.mediaLinks !== 'storage' || !api.storageUrl || !url.startsWith(prefix)) {
+		return message;
+	}
+	const id = decodeURIComponent(url.slice(prefix.length).split('?')[0]);
+	return { ...message, content: { ...content, url: storageLink(api, id) } };
 }
 
 /** The link a message's content carries for a file, as `mediaLinks` says. */

@@ -3,6 +3,7 @@
 import { HttpError, failIfAny } from './errors.mjs';
 import { requireChat, chatOfPhone } from './chats.mjs';
 import { messageTypeOf, readMultipart } from './multipart.mjs';
+import { withFreshLink } from './media.mjs';
 import { findById, insert, nowIso } from './records.mjs';
 import { reportChatSend } from './sent.mjs';
 import {
@@ -171,7 +172,7 @@ function requireMessage(api, id) {
 
 /** @type {Handler} */
 export function getMessage(api, { params }) {
-	return { status: 200, body: requireMessage(api, params.id) };
+	return { status: 200, body: withFreshLink(api, requireMessage(api, params.id)) };
 }
 
 /** @type {Handler} */
@@ -189,7 +190,8 @@ export function chatHistory(api, input) {
 	// By createdAt, then id: messages may share a createdAt (docs/api.md).
 	const history = api.state.messages
 		.filter((m) => m.chatId === chat.id)
-		.sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));
+		.sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id))
+		.map((message) => withFreshLink(api, message));
 	return { status: 200, body: pageOf(api, input, history, paging) };
 }
 

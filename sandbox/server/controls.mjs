@@ -172,6 +172,10 @@ export function sandboxControls({
 		expireMedia(id) {
 			mediaFile(id).status = 'expired';
 		},
+		/** From now on the links to the file issued so far answer 403; a message read again gets a fresh one (`mediaLinks: 'storage'`). */
+		expireMediaLinks(id) {
+			mediaFile(id).linksValidFrom = Date.now() + 1;
+		},
 		/** From now on the file's links answer 404: the file is gone. */
 		deleteMedia(id) {
 			mediaFile(id).status = 'deleted';

@@ -153,11 +153,15 @@ export async function startStorage(api, { host }) {
 				throw new HttpError(404, 'Not found');
 			const id = decodeURIComponent(url.pathname.slice(STORAGE_PREFIX.length));
 			const expires = Number(url.searchParams.get('expires'));
-			if (url.searchParams.get('signature') !== storageSignature(api, id, expires)) {
+			const issued = Number(url.searchParams.get('issued'));
+			if (url.searchParams.get('signature') !== storageSignature(api, id, expires, issued)) {
 				throw new HttpError(403, 'Signature does not match');
 			}
-			if (!(expires * 1000 > Date.now())) throw new HttpError(403, 'Link expired');
-			return fileAt(api, url.pathname, STORAGE_PREFIX);
+			const file = fileAt(api, url.pathname, STORAGE_PREFIX);
+			if (!(expires * 1000 > Date.now()) || issued < (file.linksValidFrom ?? 0)) {
+				throw new HttpError(403, 'Link expired');
+			}
+			return file;
 		});
 	}
 	const listening = await listen(handle, { port: 0, host });

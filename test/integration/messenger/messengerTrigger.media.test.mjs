@@ -111,3 +111,36 @@ describe('Messenger Trigger: Message Received with media, groups and pauses', ()
 		assert.equal(restarted.staticData.poll.state.held, undefined, 'nothing left held');
 	});
 });
+
+describe('Messenger Trigger: a held message whose signed link expired', () => {
+	const env = sandboxSuite({
+		rateLimitPerMinute: 0,
+		tokenRateLimitPerMinute: 0,
+		mediaLinks: 'storage',
+	});
+
+	it('Wait for a Pause + Download Media: the message is read again for a fresh link, and its file comes', async () => {
+		const { sandbox } = env;
+		const chatId = sandbox.state.chats[4].id;
+		const trigger = watch(sandbox, chatId, { downloadMedia: true, waitForPause: 1 });
+		await trigger.poll();
+		const photo = write(sandbox, chatId, { type: 'image' });
+		assert.deepEqual((await trigger.poll()).items, [], 'held while the customer may still write');
+		// The link the trigger holds stops working (signed links expire); a read gives a new one.
+		sandbox.expireMediaLinks(fileIdOf(photo));
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		const storageBefore = sandbox.storage.log.length;
+		const { items, binaries } = await trigger.poll();
+		assert.deepEqual(
+			items.map((i) => i.messageId),
+			[photo.id],
+		);
+		assert.equal(items[0].mediaError, undefined, JSON.stringify(items[0].mediaError));
+		assert.equal(sha(binaries[0].data.data), sandbox.mediaSha256(fileIdOf(photo)));
+		assert.deepEqual(
+			sandbox.storage.log.slice(storageBefore).map((e) => e.status),
+			[403, 200],
+			'the held link, then the fresh one',
+		);
+	});
+});
