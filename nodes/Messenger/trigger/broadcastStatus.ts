@@ -31,7 +31,7 @@ export interface BroadcastWatchState {
 function messageGone(id: string): InputError {
 	const error = new InputError(
 		`The watched broadcast message "${id}" was not found`,
-		'It is no longer asked for while it stays in Message IDs: remove it, or correct the ID.',
+		'Correct the ID, or remove it from Broadcast Message IDs. Found gone after activation, it is reported once and no longer asked for while it stays there.',
 	);
 	return Object.assign(error, { failure: { cause: 'configuration-invalid' } });
 }

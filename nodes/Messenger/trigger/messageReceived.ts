@@ -59,7 +59,7 @@ function chatGone(entry: WatchEntry, chatId: string): InputError {
 			: `The watched chat "${chatId}" was not found`,
 		entry.phone
 			? 'The phone is matched to its chat again at the next poll.'
-			: 'It is no longer asked for while it stays in Chats to Watch: remove it, or correct the ID.',
+			: 'Correct the ID, or remove it from Chats. Found gone after activation, it is reported once and no longer asked for while it stays there.',
 	);
 	return Object.assign(error, { failure: { cause: 'configuration-invalid' } });
 }
