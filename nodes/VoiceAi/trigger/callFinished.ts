@@ -1,4 +1,5 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { Failure, IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
@@ -136,29 +137,65 @@ async function baseline(context: IPollFunctions, settings: CallSettings): Promis
 			silent: true,
 		};
 	}
+	// A campaign that cannot be read is read again at the next poll (and reported then).
 	return (await readData(context, settings, { campaigns, watched, queue: Object.keys(watched) }))
 		.state;
+}
+
+/**
+ * A campaign whose data could not be read, named, for a failed execution of its own while the
+ * other campaigns are reported; it keeps the cause of the failure.
+ */
+function campaignUnreadable(
+	context: IPollFunctions,
+	campaign: CampaignSummary,
+	error: unknown,
+): NodeOperationError {
+	const { message, description, failure } = error as {
+		message?: string;
+		description?: string | null;
+		failure?: Failure;
+	};
+	const name = campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
+	const shown = new NodeOperationError(
+		context.getNode(),
+		`The call data of campaign ${name} could not be read`,
+		{
+			description: [
+				message,
+				description,
+				'The other campaigns are reported as usual; this one is read again from where it stopped at every poll, and its results come once it can be read.',
+			]
+				.filter(Boolean)
+				.join('\n'),
+		},
+	);
+	if (failure) shown.failure = failure;
+	return shown;
 }
 
 /**
  * Reads the watched campaigns' data in turn, from where the last poll stopped, within the poll's
  * budget of data requests (not for a baseline read) and its time. A campaign not read to its end
  * keeps its place at the head of the queue; one read to its end goes to the back, or leaves once
- * it has ended. Time too short for a read after finding the campaigns leaves the reads to the
- * next poll; a read that finds the API not answering in the poll's time fails the poll, unless
- * some data was read before it.
+ * it has ended; one whose read failed goes to the back too, its failure in `failures` while the
+ * others are reported (when none could be read at all, the poll fails). Time too short for a read
+ * after finding the campaigns leaves the reads to the next poll; a read that finds the API not
+ * answering in the poll's time fails the poll, unless some data was read before it.
  */
 async function readData(
 	context: IPollFunctions,
 	settings: CallSettings,
 	state: CallWatchState,
-): Promise<{ items: IDataObject[]; state: CallWatchState }> {
+): Promise<{ items: IDataObject[]; state: CallWatchState; failures: unknown[] }> {
 	const { watched } = state;
 	const items: IDataObject[] = [];
 	let budget = settings.budget;
 	let read = false;
 	const waiting: string[] = [];
 	const swept: string[] = [];
+	const unreadable: string[] = [];
+	const failures: NodeOperationError[] = [];
 	for (const id of state.queue.filter((queued) => watched[queued])) {
 		const entry = watched[id];
 		// A baseline read costs no Data Requests per Poll: it reports nothing.
@@ -177,14 +214,19 @@ async function readData(
 		if (!entry.silent) budget -= sweep.requests;
 		read ||= sweep.requests > 0;
 		entry.cursor = sweep.cursor;
-		if (!sweep.complete) waiting.push(id);
+		if (sweep.failed !== undefined) {
+			failures.push(campaignUnreadable(context, entry.campaign, sweep.failed));
+			unreadable.push(id);
+		} else if (!sweep.complete) waiting.push(id);
 		else if (entry.ended) delete watched[id];
 		else {
 			delete entry.silent;
 			swept.push(id);
 		}
 	}
-	return { items, state: { ...state, watched, queue: [...waiting, ...swept] } };
+	if (failures.length > 0 && !read) throw failures[0];
+	const queue = [...waiting, ...swept, ...unreadable];
+	return { items, state: { ...state, watched, queue }, failures };
 }
 
 /**
@@ -195,7 +237,7 @@ async function poll(
 	context: IPollFunctions,
 	settings: CallSettings,
 	previous: CallWatchState,
-): Promise<{ items: IDataObject[]; state: CallWatchState }> {
+): Promise<{ items: IDataObject[]; state: CallWatchState; failures: unknown[] }> {
 	// Changed on a copy: a poll that fails leaves the stored state as it was.
 	const state = JSON.parse(JSON.stringify(previous)) as CallWatchState;
 	const { now, unresolved, state: campaigns } = await campaignsNow(context, state.campaigns);

@@ -1,7 +1,9 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { listPages, MAX_PAGE_SIZE } from '../../shared/pagination';
-import { rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
+import { pollError, rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
+import { PollTimeUp } from '../../shared/pollClock';
 import { path } from '../../shared/transport';
 
 /** Where a sweep of a campaign's data goes on at the next poll: the page and the query asking for it. */
@@ -45,6 +47,9 @@ export const dataPath = (campaignId: string) => path`/voice/campaigns/${campaign
  * whether the sweep reached the last page, and where the next one goes on. A campaign gone (404)
  * reads as no records. `readBefore`: whether this poll read a page already (when its time ends
  * before the first page here, that page is read at the next poll; with nothing read, it fails).
+ * A request that fails ends the sweep with `failed`: what was read before it stands, and the
+ * cursor is where to go on. An answer the trigger cannot read fails the poll (it is the same for
+ * every campaign).
  */
 export async function sweepCampaign(
 	context: IPollFunctions,
@@ -52,7 +57,7 @@ export async function sweepCampaign(
 	budget: number,
 	onRecords: (records: IDataObject[]) => void,
 	readBefore = false,
-): Promise<{ requests: number; complete: boolean; cursor: SweepCursor | null }> {
+): Promise<{ requests: number; complete: boolean; cursor: SweepCursor | null; failed?: unknown }> {
 	let requests = 0;
 	let cursor = watched.cursor;
 	const stopped = () => ({ requests, complete: false, cursor });
@@ -74,6 +79,8 @@ export async function sweepCampaign(
 			if (requests >= budget || !timeForAnotherRead(context)) return stopped();
 		}
 	} catch (error) {
+		if (error instanceof NodeApiError) return { ...stopped(), failed: error };
+		if (!(error instanceof PollTimeUp)) throw pollError(context, error);
 		rethrowUnlessTimeUp(error, readBefore || requests > 0);
 		return stopped();
 	}

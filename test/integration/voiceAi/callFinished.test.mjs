@@ -234,6 +234,49 @@ describe('Voice AI Trigger: Call Finished', () => {
 		assert.deepEqual((await w.poll()).items, []);
 	});
 
+	it('a campaign whose data fails is a failed execution of its own, naming it; the others report; once healed, its results come once', async () => {
+		const { sandbox } = env;
+		let broken;
+		const w = watch(
+			sandbox,
+			{},
+			{
+				wrapHttp: (http) => async (type, options) => {
+					if (broken && String(options.url).endsWith(`/campaigns/${broken.id}/data`))
+						throw apiError(500, { message: 'data store down' });
+					return http(type, options);
+				},
+			},
+		);
+		await w.poll();
+		const healthy = sandbox.startCallCampaign({ numbers: 30, lines: 10, name: 'Healthy' });
+		broken = sandbox.startCallCampaign({ numbers: 30, lines: 10, name: 'Broken' });
+		const items = [];
+		for (let step = 0; step < 3; step++) {
+			sandbox.stepCalls();
+			const polled = await w.poll();
+			items.push(...polled.items);
+			assert.equal(polled.emittedErrors.length, 1, `step ${step}`);
+			const [failure] = polled.emittedErrors;
+			assert.match(
+				failure.message,
+				/The call data of campaign "Broken" \(cmp_[^)]+\) could not be read/,
+			);
+			assert.match(failure.description, /data store down/);
+			assert.deepEqual(failure.failure, { cause: 'temporarily-unavailable' });
+		}
+		assert.ok(items.length > 0 && items.every((i) => i.campaignId === healthy.id));
+		const brokenId = broken.id;
+		broken = undefined;
+		for (let i = 0; i < 3; i++) items.push(...(await w.poll()).items);
+		const ended = [
+			...endedAttempts(sandbox, healthy).keys(),
+			...endedAttempts(sandbox, { id: brokenId }).keys(),
+		];
+		assert.deepEqual(doubled(items), [], 'nothing twice');
+		assert.deepEqual(items.map(itemKey).sort(), ended.sort(), 'every attempt of both, once');
+	});
+
 	it('Fetch Test Event: an ended call with its campaign, and the state left alone', async () => {
 		const { sandbox } = env;
 		const campaign = sandbox.startCallCampaign({ numbers: 30, lines: 10 });
