@@ -170,7 +170,7 @@ export async function downloadFile(
 	if (stored) return stored;
 	// Cut off at the end of the poll's time (attemptLimits): the poll stops, the file waits.
 	const clock = pollClockOf(context);
-	if (clock && clock.remainingMs() === 0) {
+	if (clock && !clock.hasRoom()) {
 		throw clock.timeUp(`downloading the media of message ${link.messageId}`, {
 			cause: 'temporarily-unavailable',
 		});
