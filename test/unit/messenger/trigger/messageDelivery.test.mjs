@@ -3,12 +3,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import { Readable } from 'node:stream';
+
 import {
 	MAX_HELD_MESSAGES,
 	chatGroup,
+	deliveredItems,
 	releaseHeld,
 } from '../../../../nodes/Messenger/trigger/messageDelivery.ts';
 import { receivedMessage } from '../../../../nodes/Messenger/trigger/messageSettings.ts';
+import { PollClock, withPollClock } from '../../../../nodes/shared/pollClock.ts';
+import { createPollContext } from '../../../../tools/context.mjs';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 let counter = 0;
@@ -95,5 +100,70 @@ describe('Wait for a Pause', () => {
 	it('turning the pause off releases what was held', () => {
 		const held = releaseHeld([item('c1', 0)], {}, pause, now(0)).held;
 		assert.equal(releaseHeld([], held, 0, now(1)).released.flat().length, 1);
+	});
+});
+
+describe("Download Media within a poll's time", () => {
+	const media = (name) => ({
+		url: `https://api.example.com/media/${name}`,
+		fileName: `${name}.jpg`,
+	});
+	const settings = (groupByChat = false) => ({
+		media: { download: true, binaryPropertyName: 'data', maxBytes: 2 ** 20 },
+		groupByChat,
+		pauseSeconds: 0,
+	});
+	/** Files answer at once, except `slow`, which waits until the request is aborted. */
+	function filesContext(slow) {
+		return createPollContext({
+			params: {},
+			credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
+			http: async (_type, options) => {
+				if (String(options.url).endsWith(slow)) {
+					await new Promise((_resolve, reject) =>
+						options.abortSignal?.addEventListener('abort', () =>
+							reject(Object.assign(new Error('canceled'), { code: 'ERR_CANCELED' })),
+						),
+					);
+				}
+				return { body: Readable.from([Buffer.from('bytes')]), headers: {}, statusCode: 200 };
+			},
+		}).context;
+	}
+
+	it('a download the time cuts off, and the ones after it, wait for the next poll; the ones before are delivered', async () => {
+		const [a, b, c] = [
+			item('c2', 1, media('a')),
+			item('c2', 2, media('b')),
+			item('c3', 3, media('c')),
+		];
+		const context = filesContext('/media/b');
+		const { output, undelivered } = await withPollClock(context, new PollClock(300), async () =>
+			deliveredItems(context, [[a, b], [c]], settings()),
+		);
+		assert.deepEqual(
+			output.items.map((i) => [i.json.messageId, Object.keys(i.binary ?? {})]),
+			[[a.messageId, ['data']]],
+		);
+		assert.deepEqual(
+			undelivered.map((chat) => chat.map((m) => m.messageId)),
+			[[b.messageId], [c.messageId]],
+		);
+		assert.ok(undelivered.flat().every((m) => m.binaryProperty === undefined && !m.mediaError));
+	});
+
+	it('with a whole poll for it already (mustDeliverFirst), the first is delivered with mediaError', async () => {
+		const b = item('c2', 2, media('b'));
+		const context = filesContext('/media/b');
+		const { output, undelivered } = await withPollClock(context, new PollClock(300), async () =>
+			deliveredItems(context, [[b]], settings(), { mustDeliverFirst: true }),
+		);
+		assert.deepEqual(undelivered, []);
+		assert.equal(output.items.length, 1);
+		assert.equal(output.items[0].binary, undefined);
+		assert.match(
+			output.items[0].json.mediaError.message,
+			/time budget .* while waiting for the API to answer/,
+		);
 	});
 });
