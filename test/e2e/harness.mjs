@@ -24,8 +24,9 @@ export * from '../support/n8n.mjs';
  * Which n8n version a suite file runs on, and which of its tests. Run directly (`npm test` runs
  * each file in its own process) a file gets DEFAULT_N8N_VERSION and all its tests, exactly as
  * before. `importSuite` (the e2e files named n8n1) imports a file with another version and,
- * optionally, a subset of its tests; a file is a module, so it registers its suite once per process.
- * @typedef {{ version: string, only?: string[], registered: Set<string> }} SuiteImport
+ * optionally, a subset of its tests, or with `env`: on an n8n of its own started with that
+ * environment; a file is a module, so it registers its suite once per process.
+ * @typedef {{ version: string, only?: string[], env?: NodeJS.ProcessEnv, registered: Set<string> }} SuiteImport
  * @type {SuiteImport | undefined}
  */
 let suiteImport;
@@ -33,15 +34,17 @@ let suiteImport;
 let importedSuites = 0;
 
 /**
- * Called once at the top of a suite file: the n8n version to run on, the suite's title for it and
- * the `it` to register tests with (node:test's own, or one that marks tests outside the chosen
- * subset as skipped, with the reason).
+ * Called once at the top of a suite file: the n8n version to run on, the environment of an n8n of
+ * the suite's own (undefined: the run's n8n), the suite's title for it and the `it` to register
+ * tests with (node:test's own, or one that marks tests outside the chosen subset as skipped, with
+ * the reason).
  * @param {string} title the suite's title on the default version
+ * @returns {{ version: string, env?: NodeJS.ProcessEnv, title: string, it: typeof nodeTestIt }}
  */
 export function suiteOptions(title) {
 	const current = suiteImport;
 	if (!current) return { version: DEFAULT_N8N_VERSION, title, it: nodeTestIt };
-	const { version, only, registered } = current;
+	const { version, only, env, registered } = current;
 	/** @type {typeof nodeTestIt} */
 	const it = (name, options, fn) => {
 		if (typeof options === 'function') [options, fn] = [{}, options];
@@ -50,19 +53,21 @@ export function suiteOptions(title) {
 		return nodeTestIt(name, skip ? { ...options, skip } : options, fn);
 	};
 	const subset = only ? ', subset' : '';
-	return { version, title: `${title} (n8n ${version}${subset})`, it };
+	const own = env ? `, own n8n with ${Object.keys(env).join(', ')}` : '';
+	return { version, env, title: `${title} (n8n ${version}${subset}${own})`, it };
 }
 
 /**
  * Registers the suite of another test file with another n8n version (and optionally only the
- * tests named in `only`; the others show as skipped). Fails when a name in `only` matches no test,
- * so renaming a test cannot silently drop it from the subset.
+ * tests named in `only`; the others show as skipped), or with `env`, for a suite that passes it on
+ * (suiteOptions) to an n8n of its own. Fails when a name in `only` matches no test, so renaming a
+ * test cannot silently drop it from the subset.
  * @param {string} file a test file below this folder, e.g. 'actions/voiceAi.e2e.test.mjs'
- * @param {{ version: string, only?: string[] }} options
+ * @param {{ version: string, only?: string[], env?: NodeJS.ProcessEnv }} options
  */
-export async function importSuite(file, { version, only }) {
+export async function importSuite(file, { version, only, env }) {
 	if (suiteImport) throw new Error('importSuite: one suite file at a time');
-	suiteImport = { version, only, registered: new Set() };
+	suiteImport = { version, only, env, registered: new Set() };
 	importedSuites++;
 	try {
 		await import(pathToFileURL(join(ROOT, 'test', 'e2e', file)).href);
