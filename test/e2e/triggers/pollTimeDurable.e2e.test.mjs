@@ -1,0 +1,15 @@
+// Own n8n: n8n 2.41's durable scheduler for polls (off by default) is switched on by environment.
+// The poll-time suite (pollTime.e2e.test.mjs, every test) on n8n 2.41.1 under that scheduler: it
+// abandons a poll after N8N_SCHEDULER_POLL_TIMEOUT (45 s) and offers the node getPollBudgetMs()
+// (36 s here), keeps the trigger's state as durable cursors, and backs off after a failed poll.
+import { DEFAULT_N8N_VERSION, importSuite } from '../harness.mjs';
+
+await importSuite('triggers/pollTime.e2e.test.mjs', {
+	version: DEFAULT_N8N_VERSION,
+	env: {
+		N8N_SCHEDULER_ENABLED: 'true',
+		N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+		N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	},
+});
