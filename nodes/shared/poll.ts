@@ -185,6 +185,45 @@ export function timeForAnotherRead(context: IPollFunctions): boolean {
 	return pollClockOf(context)?.hasRoom() ?? true;
 }
 
+/** `items` in the order a poll reads them: from the one the last poll stopped at (`next`) on. */
+export function readingOrder<T>(items: T[], next: string | undefined, keyOf: (item: T) => string) {
+	const at = next === undefined ? -1 : items.findIndex((item) => keyOf(item) === next);
+	return at > 0 ? [...items.slice(at), ...items.slice(0, at)] : items;
+}
+
+/**
+ * Reads `items` one after another while the poll's time allows. When it is up (no room for
+ * another read, or a read cut off by it), reading stops: the items not read are returned, in
+ * order (the first is where the next poll starts). A poll that read nothing in its time fails,
+ * unless `readBefore` (it read something before these). With `isolate`, a read that fails
+ * otherwise is handed to it and the others go on; without, the failure fails the poll.
+ */
+export async function readInTurn<T>(
+	context: IPollFunctions,
+	items: T[],
+	read: (item: T) => Promise<void>,
+	options: { readBefore?: boolean; isolate?: (item: T, error: unknown) => void } = {},
+): Promise<T[]> {
+	let readSomething = options.readBefore ?? false;
+	for (const [index, item] of items.entries()) {
+		if (readSomething && !timeForAnotherRead(context)) return items.slice(index);
+		let failed: unknown;
+		try {
+			await read(item);
+			readSomething = true;
+			continue;
+		} catch (error) {
+			failed = error;
+		}
+		if (failed instanceof PollTimeUp || !options.isolate) {
+			rethrowUnlessTimeUp(failed, readSomething);
+			return items.slice(index);
+		}
+		options.isolate(item, failed);
+	}
+	return [];
+}
+
 /**
  * A trigger setting read and checked before the poll: bad input fails every poll (not only the
  * first), with an error that names the field.

@@ -2,12 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { textField } from '../../shared/answerFields';
 import { InputError } from '../../shared/errors';
-import {
-	rethrowUnlessTimeUp,
-	runPoll,
-	timeForAnotherRead,
-	triggerSetting,
-} from '../../shared/poll';
+import { readingOrder, readInTurn, runPoll, triggerSetting } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 import { broadcastMessageIds } from '../actions/broadcast/messageIds';
 
@@ -27,13 +22,12 @@ export interface BroadcastWatchState {
 	next?: string;
 }
 
-/** A watched broadcast message the API does not know: someone has to change the trigger's list. */
+/** A watched broadcast message the API does not know: someone has to change the trigger's list (an InputError: configuration-invalid). */
 function messageGone(id: string): InputError {
-	const error = new InputError(
+	return new InputError(
 		`The watched broadcast message "${id}" was not found`,
 		'Correct the ID, or remove it from Broadcast Message IDs. Found gone after activation, it is reported once and no longer asked for while it stays there.',
 	);
-	return Object.assign(error, { failure: { cause: 'configuration-invalid' } });
 }
 
 export interface BroadcastStatusChange extends IDataObject {
@@ -79,29 +73,14 @@ export async function pollBroadcastStatuses(
 	}
 	const changes: BroadcastStatusChange[] = [];
 	const failures: unknown[] = [];
-	const start = Math.max(0, ids.indexOf(state.next ?? ''));
-	let asked = 0;
-	let next: string | undefined;
-	for (const id of [...ids.slice(start), ...ids.slice(0, start)]) {
-		if (finished.includes(id)) continue;
-		if (asked > 0 && !timeForAnotherRead(context)) {
-			next = id;
-			break;
-		}
-		let message: IDataObject | undefined;
-		try {
-			message = await fetchMessage(context, id);
-		} catch (error) {
-			rethrowUnlessTimeUp(error, asked > 0);
-			next = id;
-			break;
-		}
-		asked++;
+	const order = readingOrder(ids, state.next, (id) => id).filter((id) => !finished.includes(id));
+	const [next] = await readInTurn(context, order, async (id) => {
+		const message = await fetchMessage(context, id);
 		if (!message) {
 			failures.push(messageGone(id));
 			finished.push(id);
 			delete watching[id];
-			continue;
+			return;
 		}
 		const status = statusOf(message);
 		const previousStatus = state.watching[id];
@@ -112,7 +91,7 @@ export async function pollBroadcastStatuses(
 			finished.push(id);
 			delete watching[id];
 		} else watching[id] = status;
-	}
+	});
 	return { changes, state: { watching, finished, ...(next ? { next } : {}) }, failures };
 }
 

@@ -4,14 +4,7 @@ import { InputError } from '../../shared/errors';
 import type { MediaLink } from '../../shared/download';
 import { mediaLinkOf } from '../../shared/mediaFiles';
 import { listPages } from '../../shared/pagination';
-import {
-	pollError,
-	rethrowUnlessTimeUp,
-	runPoll,
-	timeForAnotherRead,
-	triggerSetting,
-} from '../../shared/poll';
-import { PollTimeUp } from '../../shared/pollClock';
+import { pollError, readingOrder, readInTurn, runPoll, triggerSetting } from '../../shared/poll';
 import { OutputItems } from '../../shared/router';
 import { apiRequest, path } from '../../shared/transport';
 import { chatIdOf, historyPath, unlessChatMissing } from './chatOfPhone';
@@ -51,9 +44,9 @@ export interface MessageWatchState {
 	pending?: IDataObject[][];
 }
 
-/** A watched chat that the API does not know: someone has to change the trigger's list. */
+/** A watched chat that the API does not know: someone has to change the trigger's list (an InputError: configuration-invalid). */
 function chatGone(entry: WatchEntry, chatId: string): InputError {
-	const error = new InputError(
+	return new InputError(
 		entry.phone
 			? `The chat "${chatId}" of ${entry.phone} was not found`
 			: `The watched chat "${chatId}" was not found`,
@@ -61,7 +54,6 @@ function chatGone(entry: WatchEntry, chatId: string): InputError {
 			? 'The phone is matched to its chat again at the next poll.'
 			: 'Correct the ID, or remove it from Chats. Found gone after activation, it is reported once and no longer asked for while it stays there.',
 	);
-	return Object.assign(error, { failure: { cause: 'configuration-invalid' } });
 }
 
 /**
@@ -143,12 +135,6 @@ function collect(
 	}
 }
 
-/** The entries in the order a poll reads them: from `first` (where the last poll stopped) on. */
-function readingOrder(entries: WatchEntry[], first: string | undefined): WatchEntry[] {
-	const at = entries.findIndex((entry) => entry.key === first);
-	return at > 0 ? [...entries.slice(at), ...entries.slice(0, at)] : entries;
-}
-
 /**
  * One poll over the watched entries, within the poll's time: entries new to the state get a
  * baseline of their own; entries no longer listed leave it; when the time is up, the entry not
@@ -172,34 +158,30 @@ export async function pollMessages(
 	const found = new Map<string, IDataObject>();
 	const failures: unknown[] = [];
 	let read = 0;
-	let next: string | undefined;
-	for (const entry of readingOrder(entries, state.next)) {
-		if (read > 0 && !timeForAnotherRead(context)) {
-			next = entry.key;
-			break;
-		}
-		try {
+	const order = readingOrder(entries, state.next, (entry) => entry.key);
+	const [next] = await readInTurn(
+		context,
+		order,
+		async (entry) => {
 			const result = await advanceEntry(context, entry, state.chats[entry.key], now, filter);
 			chats[entry.key] = result.watch;
 			collect(found, result.fresh, entry, filter);
 			if (result.gone) failures.push(result.gone);
 			read++;
-		} catch (error) {
-			if (error instanceof PollTimeUp) {
-				rethrowUnlessTimeUp(error, read > 0);
-				next = entry.key;
-				break;
-			}
-			if (!isolate || (read === 0 && failures.length + 1 === entries.length)) {
-				throw pollError(context, error);
-			}
-			failures.push(error);
-		}
-	}
+		},
+		{
+			isolate: (_entry, error) => {
+				if (!isolate || (read === 0 && failures.length + 1 === entries.length)) {
+					throw pollError(context, error);
+				}
+				failures.push(error);
+			},
+		},
+	);
 	const items = [...found.values()].sort((a, b) =>
 		byTime(a.message as IDataObject, b.message as IDataObject),
 	);
-	return { items, state: { chats, ...(next ? { next } : {}) }, failures };
+	return { items, state: { chats, ...(next ? { next: next.key } : {}) }, failures };
 }
 
 /** A message's current media link, read again (a signed link that expired gets a new one). */

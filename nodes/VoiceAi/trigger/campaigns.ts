@@ -3,7 +3,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import type { FieldContext } from '../../shared/answerFields';
 import { dateField, textField } from '../../shared/answerFields';
 import { apiRequestAllItems, listPages } from '../../shared/pagination';
-import { rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
+import { readInTurn } from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 import type { CampaignStatus } from '../actions/common';
 
@@ -197,22 +197,18 @@ export async function campaignsNow(
 	]);
 	const now = new Map<string, Campaign>();
 	for (const campaign of [...created, ...active]) now.set(campaign.id, campaign);
-	const unresolved = new Set<string>();
-	for (const id of Object.keys(state.active)) {
-		if (now.has(id)) continue;
-		if (unresolved.size > 0 || !timeForAnotherRead(context)) {
-			unresolved.add(id);
-			continue;
-		}
-		try {
+	const left = Object.keys(state.active).filter((id) => !now.has(id));
+	const notAsked = await readInTurn(
+		context,
+		left,
+		async (id) => {
 			const campaign = await finalState(context, id);
 			if (campaign) now.set(id, campaign);
-		} catch (error) {
-			// The lists above were read: what is left waits for the next poll.
-			rethrowUnlessTimeUp(error, true);
-			unresolved.add(id);
-		}
-	}
+		},
+		// The lists above were read: what is left when the time is up waits for the next poll.
+		{ readBefore: true },
+	);
+	const unresolved = new Set(notAsked);
 	const nextActive: Record<string, string> = {};
 	for (const id of unresolved) nextActive[id] = state.active[id];
 	for (const campaign of now.values()) {

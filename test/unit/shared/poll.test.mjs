@@ -5,8 +5,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
-import { isPolling, pollBudgetMs, runPoll } from '../../../nodes/shared/poll.ts';
-import { PollTimeUp, POLL_BUDGET, pollClockOf } from '../../../nodes/shared/pollClock.ts';
+import {
+	isPolling,
+	pollBudgetMs,
+	readInTurn,
+	readingOrder,
+	runPoll,
+} from '../../../nodes/shared/poll.ts';
+import {
+	PollClock,
+	PollTimeUp,
+	POLL_BUDGET,
+	pollClockOf,
+	withPollClock,
+} from '../../../nodes/shared/pollClock.ts';
 import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { TEST_NODE, createPollContext, httpError } from '../../../tools/context.mjs';
 import { NodeApiError, NodeOperationError } from '../../../tools/nodeShared.mjs';
@@ -291,5 +303,72 @@ describe('the time a poll may take', () => {
 		assert.equal(budgetOf(every('everyMinute'), 30_000), 30_000);
 		assert.equal(budgetOf(every('everyMinute'), 300_000), POLL_BUDGET.maxMs);
 		assert.equal(budgetOf(every('everyMinute'), 0), POLL_BUDGET.maxMs);
+	});
+});
+
+describe("reading in turn within the poll's time", () => {
+	const timeUp = () => new PollTimeUp('time up', { cause: 'temporarily-unavailable' });
+
+	it('readingOrder starts where the last poll stopped, and from the start for an unknown key', () => {
+		assert.deepEqual(
+			readingOrder(['a', 'b', 'c', 'd'], 'c', (x) => x),
+			['c', 'd', 'a', 'b'],
+		);
+		assert.deepEqual(
+			readingOrder(['a', 'b'], 'gone', (x) => x),
+			['a', 'b'],
+		);
+		assert.deepEqual(
+			readingOrder(['a', 'b'], undefined, (x) => x),
+			['a', 'b'],
+		);
+	});
+
+	it('stops when a read is cut off after others were read, and returns what is left', async () => {
+		const { context } = createPollContext({ params: {} });
+		const read = [];
+		const left = await readInTurn(context, ['a', 'b', 'c'], async (x) => {
+			if (x === 'b') throw timeUp();
+			read.push(x);
+		});
+		assert.deepEqual(read, ['a']);
+		assert.deepEqual(left, ['b', 'c']);
+	});
+
+	it('a poll that read nothing in its time fails, unless it read something before', async () => {
+		const { context } = createPollContext({ params: {} });
+		const cut = async () => {
+			throw timeUp();
+		};
+		await assert.rejects(readInTurn(context, ['a'], cut), PollTimeUp);
+		assert.deepEqual(await readInTurn(context, ['a', 'b'], cut, { readBefore: true }), ['a', 'b']);
+	});
+
+	it('no read is started once the time is up', async () => {
+		const { context } = createPollContext({ params: {} });
+		let now = 0;
+		const read = [];
+		const left = await withPollClock(context, new PollClock(10_000, () => now), async () =>
+			readInTurn(context, ['a', 'b', 'c'], async (x) => {
+				read.push(x);
+				now += 9_000;
+			}),
+		);
+		assert.deepEqual(read, ['a']);
+		assert.deepEqual(left, ['b', 'c']);
+	});
+
+	it('other failures fail the poll, or go to isolate while the rest is read', async () => {
+		const { context } = createPollContext({ params: {} });
+		const failing = async (x) => {
+			if (x === 'b') throw new Error('down');
+		};
+		await assert.rejects(readInTurn(context, ['a', 'b', 'c'], failing), /down/);
+		const isolated = [];
+		const left = await readInTurn(context, ['a', 'b', 'c'], failing, {
+			isolate: (x, error) => isolated.push([x, error.message]),
+		});
+		assert.deepEqual(left, []);
+		assert.deepEqual(isolated, [['b', 'down']]);
 	});
 });
