@@ -1,12 +1,16 @@
-import type { Failure, IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IPollFunctions,
+	NodeOperationError,
+} from 'n8n-workflow';
 
 import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import { CALL_OUTCOMES, readCall } from './callRecords';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
-import { dataPath, sweepCampaign } from './callSweep';
+import { campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
 import type { Campaign, CampaignWatchState } from './campaigns';
 import { campaignBaseline, campaignsNow, isActive, newestCampaigns } from './campaigns';
 import { MAX_DATA_REQUESTS_PER_POLL, REPORT_MODES } from './callFinishedDescription';
@@ -140,38 +144,6 @@ async function baseline(context: IPollFunctions, settings: CallSettings): Promis
 	// A campaign that cannot be read is read again at the next poll (and reported then).
 	return (await readData(context, settings, { campaigns, watched, queue: Object.keys(watched) }))
 		.state;
-}
-
-/**
- * A campaign whose data could not be read, named, for a failed execution of its own while the
- * other campaigns are reported; it keeps the cause of the failure.
- */
-function campaignUnreadable(
-	context: IPollFunctions,
-	campaign: CampaignSummary,
-	error: unknown,
-): NodeOperationError {
-	const { message, description, failure } = error as {
-		message?: string;
-		description?: string | null;
-		failure?: Failure;
-	};
-	const name = campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
-	const shown = new NodeOperationError(
-		context.getNode(),
-		`The call data of campaign ${name} could not be read`,
-		{
-			description: [
-				message,
-				description,
-				'The other campaigns are reported as usual; this one is read again from where it stopped at every poll, and its results come once it can be read.',
-			]
-				.filter(Boolean)
-				.join('\n'),
-		},
-	);
-	if (failure) shown.failure = failure;
-	return shown;
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { Failure, IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { listPages, MAX_PAGE_SIZE } from '../../shared/pagination';
 import { pollError, rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
@@ -86,4 +86,36 @@ export async function sweepCampaign(
 	}
 	// The page loop ended without a page (an API that repeated a page it had sent).
 	return { requests, complete: true, cursor: null };
+}
+
+/**
+ * A campaign whose data could not be read, named, for a failed execution of its own while the
+ * other campaigns are reported; it keeps the cause of the failure.
+ */
+export function campaignUnreadable(
+	context: IPollFunctions,
+	campaign: CampaignSummary,
+	error: unknown,
+): NodeOperationError {
+	const { message, description, failure } = error as {
+		message?: string;
+		description?: string | null;
+		failure?: Failure;
+	};
+	const name = campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
+	const shown = new NodeOperationError(
+		context.getNode(),
+		`The call data of campaign ${name} could not be read`,
+		{
+			description: [
+				message,
+				description,
+				'The other campaigns are reported as usual; this one is read again from where it stopped at every poll, and its results come once it can be read.',
+			]
+				.filter(Boolean)
+				.join('\n'),
+		},
+	);
+	if (failure) shown.failure = failure;
+	return shown;
 }
