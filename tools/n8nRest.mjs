@@ -139,8 +139,11 @@ export function n8nRestApi({
 			const items = [];
 			for (const execution of executions.sort((x, y) => Number(x.id) - Number(y.id))) {
 				if (execution.status !== 'success') {
+					// What the execution failed with (a poll's error), for the log CI keeps.
+					const { error } = await runDataOf(execution.id);
+					const said = error ? { message: error.message, description: error.description } : {};
 					throw new Error(
-						`execution ${execution.id} of ${workflowId}: ${JSON.stringify(execution)}`,
+						`execution ${execution.id} of ${workflowId} ${execution.status}: ${JSON.stringify(said)} ${JSON.stringify(execution)}`,
 					);
 				}
 				items.push(...lastRunItems((await runDataOf(execution.id)).runData, nodeName));
