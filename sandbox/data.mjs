@@ -41,6 +41,7 @@
  *   uploads: Upload[],
  *   sent: SentMessage[],
  *   callRuns: Map<string, import('./api/calls.mjs').CallRun>,
+ *   campaignDataFailures: Map<string, number>,
  * }} SandboxState
  *
  * @typedef {import('./data/random.mjs').Random} Random

@@ -1,6 +1,11 @@
 // What a call campaign of the sandbox has really done, to hold Call Finished's items against (the
 // integration, e2e and queue suites and the bench): every call attempt that has ended so far,
 // from the sandbox's records and the scripts they play out (sandbox/data/callScripts.mjs).
+//
+// A number listed twice in a campaign (startCallCampaign's `duplicates`) has two records, each
+// with its own calls: the same key (number and attempt) may then end twice. The counts below
+// (key → how many records ended that attempt) hold items to that; endedAttempts and
+// finalOutcomes, one entry per key, serve campaigns whose numbers are all different.
 import { callScript } from '../sandbox/data.mjs';
 
 export const CALL_OUTCOMES = ['answered', 'no_answer', 'busy', 'failed'];
@@ -12,21 +17,48 @@ export const attemptKey = (phone, attempt) => `${phone}#${attempt}`;
 export const itemKey = (item) => attemptKey(item.phoneNumber ?? item.phone, item.attempts);
 
 /**
- * Every attempt of the campaign that has ended, key → its outcome.
+ * Every ended attempt of every record of the campaign, in the data's order: its key, its outcome
+ * and the record's place in the data.
  * @param {{ state: any, options: { seed: number } }} sandbox @param {{ id: string }} campaign
- * @returns {Map<string, string>}
+ * @returns {Array<{ key: string, outcome: string, index: number }>}
  */
-export function endedAttempts(sandbox, campaign) {
-	const ended = new Map();
+export function endedAttemptList(sandbox, campaign) {
+	const ended = [];
 	const records = sandbox.state.campaignData.get(campaign.id) ?? [];
 	records.forEach((record, index) => {
 		const script = callScript(Number(sandbox.options.seed) >>> 0, campaign.id, index);
 		const done = CALL_OUTCOMES.includes(record.status) ? record.attempts : record.attempts - 1;
 		for (let attempt = 1; attempt <= done; attempt++) {
-			ended.set(attemptKey(record.phoneNumber, attempt), script[attempt - 1].outcome);
+			ended.push({
+				key: attemptKey(record.phoneNumber, attempt),
+				outcome: script[attempt - 1].outcome,
+				index,
+			});
 		}
 	});
 	return ended;
+}
+
+/**
+ * Every attempt of the campaign that has ended, key → its outcome (with a number listed twice,
+ * the later record's: use endedAttemptCounts).
+ * @param {{ state: any, options: { seed: number } }} sandbox @param {{ id: string }} campaign
+ * @returns {Map<string, string>}
+ */
+export function endedAttempts(sandbox, campaign) {
+	return new Map(endedAttemptList(sandbox, campaign).map(({ key, outcome }) => [key, outcome]));
+}
+
+/** How many times each key comes among `keys`: a multiset. @param {Iterable<string>} keys */
+export function countKeys(keys) {
+	const counts = new Map();
+	for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+	return counts;
+}
+
+/** Every attempt of the campaign that has ended, key → how many records ended it. */
+export function endedAttemptCounts(sandbox, campaign) {
+	return countKeys(endedAttemptList(sandbox, campaign).map(({ key }) => key));
 }
 
 /** Each number's last record once the campaign has ended: key of its last attempt → its status. */
@@ -35,8 +67,54 @@ export function finalOutcomes(sandbox, campaign) {
 	return new Map(records.map((r) => [attemptKey(r.phoneNumber, r.attempts), r.status]));
 }
 
-/** The keys that come more than once among `items` (nothing may be reported twice). */
-export function doubled(items) {
-	const seen = new Set();
-	return items.map(itemKey).filter((key) => (seen.has(key) ? true : (seen.add(key), false)));
+/** Each record's last attempt: its key → how many records ended there (pending ones left out). */
+export function finalOutcomeCounts(sandbox, campaign) {
+	const records = sandbox.state.campaignData.get(campaign.id) ?? [];
+	return countKeys(
+		records
+			.filter((r) => CALL_OUTCOMES.includes(r.status))
+			.map((r) => attemptKey(r.phoneNumber, r.attempts)),
+	);
+}
+
+/**
+ * The keys that come more often among `items` than they may: more than once, or, given
+ * `counts` (key → how many records ended that attempt), more than that. Each extra time is
+ * listed once (nothing may be reported twice).
+ * @param {Array<Record<string, unknown>>} items @param {Map<string, number>} [counts]
+ */
+export function doubled(items, counts) {
+	const seen = new Map();
+	return items.map(itemKey).filter((key) => {
+		const times = (seen.get(key) ?? 0) + 1;
+		seen.set(key, times);
+		return times > (counts ? Math.max(1, counts.get(key) ?? 0) : 1);
+	});
+}
+
+/**
+ * `items` held against `expected` (key → how many times it must come), as multisets: the keys
+ * missing (each time it is short) and the ones extra (each time too many, unexpected ones too).
+ * Both empty: every expected attempt came, as many times as its records ended it.
+ * @param {Array<Record<string, unknown>>} items @param {Map<string, number>} expected
+ */
+export function compareCounts(items, expected) {
+	const got = countKeys(items.map(itemKey));
+	const missing = [];
+	const extra = [];
+	for (const key of new Set([...expected.keys(), ...got.keys()])) {
+		const difference = (got.get(key) ?? 0) - (expected.get(key) ?? 0);
+		for (let i = 0; i < Math.abs(difference); i++) (difference > 0 ? extra : missing).push(key);
+	}
+	return { missing: missing.sort(), extra: extra.sort() };
+}
+
+/** `counts` without what `before` had (a multiset difference; keys left at 0 dropped). */
+export function countsSince(counts, before) {
+	const since = new Map();
+	for (const [key, times] of counts) {
+		const left = times - (before.get(key) ?? 0);
+		if (left > 0) since.set(key, left);
+	}
+	return since;
 }

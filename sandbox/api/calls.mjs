@@ -14,12 +14,15 @@ import { insert, nowIso } from './records.mjs';
  *
  * A call campaign being played out: its scripts (callScripts.mjs), the numbers on a line now,
  * the retries waiting, and when each record last changed (for `--call-data-order last-change`).
+ * `endsWhileCalling`: the campaign completes while its last calls are on a line (they end at the
+ * next step, without retries).
  * @typedef {{
  *   campaign: Campaign,
  *   records: CampaignDataRecord[],
  *   scripts: import('../data/callScripts.mjs').AttemptScript[][],
  *   lines: number,
  *   retryDelaySteps: number,
+ *   endsWhileCalling: boolean,
  *   next: number,
  *   calling: number[],
  *   retries: Array<{ index: number, due: number }>,
@@ -60,21 +63,43 @@ export function newCampaign({ state, newId }, partial) {
 }
 
 /**
+ * The records of a call campaign: its numbers in upload order, then the `duplicates` of them
+ * listed a second time (spread over the list, as a second upload of some of the same numbers
+ * appended to the first), each record with its own calls.
+ * @param {ApiContext} api @param {string} campaignId @param {number} count @param {number} duplicates
+ */
+function campaignRecords(api, campaignId, count, duplicates) {
+	const numbers = callNumbers(api.seed, campaignId, count);
+	const twice = Math.min(count, Math.max(0, Math.floor(duplicates)));
+	for (let i = 0; i < twice; i++) numbers.push(numbers[Math.floor((i * count) / twice)]);
+	return numbers.map(pendingCall);
+}
+
+/**
  * A pending call campaign of `numbers` numbers; `lines` are called at once (each step ends that
- * many calls: 5 % of the numbers by default); a retry waits `retryDelaySteps` steps.
+ * many calls: 5 % of the numbers by default); a retry waits `retryDelaySteps` steps. `duplicates`
+ * of its numbers are listed twice (the second record later in the data: `numbers + duplicates`
+ * records); with `endsWhileCalling`, its status turns `completed` as soon as no number is left to
+ * dial and no retry waits, while its last calls are still `calling` (they end at the next step).
  * @param {ApiContext} api
- * @param {{ numbers?: number, lines?: number, name?: string, retryDelaySteps?: number }} [options]
+ * @param {{ numbers?: number, lines?: number, name?: string, retryDelaySteps?: number, duplicates?: number, endsWhileCalling?: boolean }} [options]
  */
 export function startCallCampaign(
 	api,
-	{ numbers = 40, lines, name, retryDelaySteps = RETRY_DELAY_STEPS } = {},
+	{
+		numbers = 40,
+		lines,
+		name,
+		retryDelaySteps = RETRY_DELAY_STEPS,
+		duplicates = 0,
+		endsWhileCalling = false,
+	} = {},
 ) {
 	const count = Math.max(1, Math.floor(numbers));
 	const campaign = newCampaign(api, name ? { name } : {});
 	if (!name) campaign.name = `Calls ${campaign.name.replace('Sandbox campaign ', '#')}`;
 	campaign.fileName = `${campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.csv`;
-	/** @type {CampaignDataRecord[]} */
-	const records = callNumbers(api.seed, campaign.id, count).map(pendingCall);
+	const records = campaignRecords(api, campaign.id, count, duplicates);
 	api.state.campaignData.set(campaign.id, records);
 	api.state.callRuns.set(campaign.id, {
 		campaign,
@@ -82,13 +107,14 @@ export function startCallCampaign(
 		scripts: records.map((_, i) => callScript(api.seed, campaign.id, i)),
 		lines: Math.max(1, Math.floor(lines ?? Math.round(count * 0.05))),
 		retryDelaySteps,
+		endsWhileCalling,
 		next: 0,
 		calling: [],
 		retries: [],
 		step: 0,
 		clockMs: Date.now(),
 		changes: 0,
-		changedAt: new Array(count).fill(0),
+		changedAt: new Array(records.length).fill(0),
 	});
 	return campaign;
 }
@@ -122,7 +148,9 @@ function setStatus(run, status) {
 
 /**
  * One step of one call campaign: the calls on a line end, due retries and then new numbers take
- * the free lines, and the campaign completes when nothing is left to call.
+ * the free lines, and the campaign completes when nothing is left to call (with
+ * `endsWhileCalling`, when nothing is left to dial: its last calls then end at the next step,
+ * and no retry follows them).
  * @param {CallRun} run
  */
 function stepRun(run) {
@@ -130,6 +158,7 @@ function stepRun(run) {
 	// Simulated time moves at least a second a step, so a retry's calledAt differs from the last.
 	run.clockMs = Math.max(Date.now(), run.clockMs + 1000);
 	if (run.campaign.status === 'pending') setStatus(run, 'in_progress');
+	const ended = run.campaign.status === 'completed';
 	for (const index of run.calling) {
 		const record = run.records[index];
 		const script = run.scripts[index][record.attempts - 1];
@@ -139,16 +168,18 @@ function stepRun(run) {
 			durationSeconds: script.durationSeconds,
 			result: script.result,
 		});
-		if (record.attempts < run.scripts[index].length)
+		if (!ended && record.attempts < run.scripts[index].length)
 			run.retries.push({ index, due: run.step + run.retryDelaySteps });
 	}
 	run.calling = [];
+	if (ended) return;
 	while (run.calling.length < run.lines && run.retries[0]?.due <= run.step) {
 		const { index } = /** @type {{ index: number }} */ (run.retries.shift());
 		dial(run, index, Math.min(run.records[index].attempts + 1, MAX_ATTEMPTS));
 	}
 	while (run.calling.length < run.lines && run.next < run.records.length) dial(run, run.next++, 1);
-	if (run.calling.length === 0 && run.retries.length === 0 && run.next >= run.records.length)
+	const nothingToDial = run.retries.length === 0 && run.next >= run.records.length;
+	if (nothingToDial && (run.calling.length === 0 || run.endsWhileCalling))
 		setStatus(run, 'completed');
 }
 
@@ -165,7 +196,13 @@ export function stepCalls(api, campaignId) {
 	// A finished run stays (its data keeps its order); a cancelled one had its calls ended there.
 	const running = () =>
 		[...api.state.callRuns.values()].filter((r) => !FINAL.includes(r.campaign.status));
-	for (const run of running()) if (!campaignId || run.campaign.id === campaignId) stepRun(run);
+	// A campaign that completed while calls were on a line (endsWhileCalling) steps until they end.
+	const stepped = [...api.state.callRuns.values()].filter(
+		(r) =>
+			!FINAL.includes(r.campaign.status) ||
+			(r.campaign.status === 'completed' && r.calling.length > 0),
+	);
+	for (const run of stepped) if (!campaignId || run.campaign.id === campaignId) stepRun(run);
 	const keep = api.options.callCampaigns ?? 0;
 	while (running().length < keep) {
 		startCallCampaign(api, { numbers: api.options.callCampaignNumbers ?? 40, lines: 2 });

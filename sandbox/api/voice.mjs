@@ -73,6 +73,10 @@ export function cancelCampaign(api, { params }) {
 /** @type {Handler} */
 export function getCampaignData(api, input) {
 	const campaign = requireCampaign(api, input.params.id);
+	// A campaign whose data the server cannot read (failCampaignData): every read fails alike.
+	const failure = api.state.campaignDataFailures.get(campaign.id);
+	if (failure !== undefined)
+		throw new HttpError(failure, 'Injected server error (campaign data unreadable)');
 	const paging = parsePaging(input.query, { sortable: false });
 	failIfAny(paging.errors);
 	return { status: 200, body: callDataAnswer(api, input, campaign, paging) };

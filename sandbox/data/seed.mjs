@@ -321,5 +321,6 @@ export function createSeedState(options, newId, findCampaign) {
 		uploads: [],
 		sent: [],
 		callRuns: new Map(),
+		campaignDataFailures: new Map(),
 	};
 }

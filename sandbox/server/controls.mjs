@@ -141,6 +141,11 @@ export function sandboxControls({
 		stepCalls(steps = 1, campaignId = undefined) {
 			for (let i = 0; i < steps; i++) stepCalls(api, campaignId);
 		},
+		/** From now on every read of the campaign's data answers `status`; `null` heals it. */
+		failCampaignData(campaignId, status = 500) {
+			if (status === null) api.state.campaignDataFailures.delete(campaignId);
+			else api.state.campaignDataFailures.set(campaignId, status);
+		},
 		expireTokens() {
 			tokens.expireAll();
 		},

@@ -1,11 +1,21 @@
 // The sandbox's call campaigns: numbers go pending → calling → ended (answered, no_answer, busy,
 // failed), some are retried with attempts + 1, and the campaign completes; by stepCalls() or, in
-// real time, every callStepMs. Their data in the shapes, orders and pagings the alternatives give.
+// real time, every callStepMs. Their data in the shapes, orders and pagings the alternatives give;
+// numbers listed twice, a campaign that completes while calls are on a line, and data that cannot
+// be read (failCampaignData).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { MAX_ATTEMPTS, callScript } from '../../sandbox/data.mjs';
 import { RETRY_DELAY_STEPS } from '../../sandbox/api/calls.mjs';
+import {
+	compareCounts,
+	countsSince,
+	doubled,
+	endedAttemptCounts,
+	finalOutcomeCounts,
+	itemKey,
+} from '../../tools/callTruth.mjs';
 import { waitFor } from '../../tools/processes.mjs';
 import { sandboxFor, sandboxWithClient } from '../support/sandboxApi.mjs';
 
@@ -137,5 +147,140 @@ describe('sandbox: call campaigns', () => {
 		sandbox.setOptions({ callRecordShape: 'unknown' });
 		const [unknown] = (await api.get(path)).body.items;
 		assert.deepEqual(Object.keys(unknown).sort(), ['msisdn', 'outcome', 'tries']);
+	});
+
+	test('duplicates: numbers listed twice have a second record later in the data, whose calls play out apart', async (t) => {
+		const sandbox = await sandboxFor(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 30, lines: 6, duplicates: 5 });
+		const phones = records(sandbox, campaign).map((r) => r.phoneNumber);
+		assert.equal(phones.length, 35);
+		assert.equal(new Set(phones).size, 30);
+		const twice = phones.slice(30);
+		assert.ok(twice.every((phone) => phones.indexOf(phone) < 30));
+		// Not the same call twice: each record at its own place, with its own script.
+		let apart = false;
+		while (campaign.status !== 'completed') {
+			sandbox.stepCalls();
+			const now = records(sandbox, campaign);
+			for (const [i, phone] of twice.entries()) {
+				const first = now[phones.indexOf(phone)];
+				if (first.status !== now[30 + i].status) apart = true;
+			}
+		}
+		assert.ok(apart, 'a number and its second record were at different points');
+		records(sandbox, campaign).forEach((r, i) => {
+			const script = callScript(1, campaign.id, i);
+			assert.equal(r.attempts, script.length);
+			assert.equal(r.status, script.at(-1).outcome);
+		});
+
+		// The truth counts a number's attempts once per record that ended them.
+		const counts = endedAttemptCounts(sandbox, campaign);
+		for (const phone of twice) assert.equal(counts.get(`${phone}#1`), 2, phone);
+		assert.equal(
+			[...counts.values()].reduce((a, b) => a + b, 0),
+			records(sandbox, campaign).reduce((sum, r) => sum + r.attempts, 0),
+		);
+		const items = [...counts].flatMap(([key, times]) => {
+			const [phoneNumber, attempts] = key.split('#');
+			return Array.from({ length: times }, () => ({ phoneNumber, attempts: Number(attempts) }));
+		});
+		assert.deepEqual(compareCounts(items, counts), { missing: [], extra: [] });
+		assert.deepEqual(doubled(items, counts), []);
+		assert.equal(
+			doubled(items).length,
+			twice.length,
+			'without the counts, a second record doubles',
+		);
+		// Each key once: a second record's attempt is missing.
+		const once = [...counts.keys()].map((key) => items.find((item) => itemKey(item) === key));
+		assert.deepEqual(
+			compareCounts(once, counts).missing,
+			twice.map((phone) => `${phone}#1`).sort(),
+		);
+		assert.deepEqual(compareCounts([...items, items[0]], counts).extra, [
+			`${items[0].phoneNumber}#1`,
+		]);
+		assert.deepEqual(
+			[...countsSince(counts, counts).keys()],
+			[],
+			'nothing ended since the same counts',
+		);
+		const finals = finalOutcomeCounts(sandbox, campaign);
+		assert.equal(
+			[...finals.values()].reduce((a, b) => a + b, 0),
+			35,
+		);
+	});
+
+	test('endsWhileCalling: the campaign completes while its last calls are on a line; they end at the next step, without retries', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 20, lines: 6, endsWhileCalling: true });
+		const other = sandbox.startCallCampaign({ numbers: 20, lines: 6 });
+		let steps = 0;
+		while (campaign.status !== 'completed' && steps++ < 100) sandbox.stepCalls(1, campaign.id);
+		const calling = records(sandbox, campaign).filter((r) => r.status === 'calling');
+		assert.ok(calling.length > 0, 'calls on a line when it completed');
+		const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
+		const read = (await api.get(`${path}?limit=100`)).body.items;
+		assert.equal(read.filter((r) => r.status === 'calling').length, calling.length);
+		assert.equal(
+			(await api.get(`/api/v1/voice/campaigns/${campaign.id}`)).body.status,
+			'completed',
+		);
+
+		sandbox.stepCalls();
+		const after = records(sandbox, campaign).map((r) => ({ ...r }));
+		assert.ok(
+			after.every((r) => ENDED.includes(r.status)),
+			'the last calls ended',
+		);
+		assert.equal(campaign.status, 'completed');
+		for (const r of calling) {
+			const now = after.find((x) => x.phoneNumber === r.phoneNumber);
+			assert.equal(now.attempts, r.attempts, 'no retry follows');
+		}
+		sandbox.stepCalls(5);
+		assert.deepEqual(records(sandbox, campaign), after, 'then nothing moves');
+		// The default: a campaign completes once its last call has ended.
+		while (other.status !== 'completed') {
+			sandbox.stepCalls(1, other.id);
+			if (other.status === 'completed') {
+				assert.ok(records(sandbox, other).every((r) => ENDED.includes(r.status)));
+			}
+		}
+	});
+
+	test('failCampaignData: every read of that campaign’s data answers the status, logged; null heals it', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+		const broken = sandbox.startCallCampaign({ numbers: 150, lines: 10 });
+		const healthy = sandbox.startCallCampaign({ numbers: 150, lines: 10 });
+		sandbox.stepCalls(2);
+		const path = (campaign, page = 1) =>
+			`/api/v1/voice/campaigns/${campaign.id}/data?page=${page}&limit=100`;
+		sandbox.failCampaignData(broken.id);
+		for (const page of [1, 2]) {
+			const answer = await api.get(path(broken, page));
+			assert.equal(answer.status, 500);
+			assert.equal(answer.body.statusCode, 500);
+			assert.match(answer.body.message, /campaign data/);
+		}
+		assert.equal((await api.get(path(healthy))).status, 200);
+		assert.equal(
+			(await api.get(`/api/v1/voice/campaigns/${broken.id}`)).status,
+			200,
+			'the campaign itself reads',
+		);
+		const logged = sandbox.log.filter((e) => e.path.endsWith(`${broken.id}/data`));
+		assert.deepEqual(
+			logged.map((e) => e.status),
+			[500, 500],
+		);
+		sandbox.failCampaignData(broken.id, 503);
+		assert.equal((await api.get(path(broken))).status, 503);
+		sandbox.failCampaignData(broken.id, null);
+		const healed = await api.get(path(broken));
+		assert.equal(healed.status, 200);
+		assert.deepEqual(healed.body.items, records(sandbox, broken).slice(0, 100));
 	});
 });
