@@ -8,12 +8,19 @@ import type {
 import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
-import { CALL_OUTCOMES, readCall } from './callRecords';
+import type { CallRead } from './callRecords';
+import { CALL_OUTCOMES, readCall, signedAttempt } from './callRecords';
+import type { RecordState } from './callState';
+import { CallTable } from './callState';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
 import { campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
 import type { Campaign, CampaignWatchState } from './campaigns';
 import { campaignBaseline, campaignsNow, isActive, newestCampaigns } from './campaigns';
-import { MAX_DATA_REQUESTS_PER_POLL, REPORT_MODES } from './callFinishedDescription';
+import {
+	ENDED_CAMPAIGN_READS,
+	MAX_DATA_REQUESTS_PER_POLL,
+	REPORT_MODES,
+} from './callFinishedDescription';
 
 interface CallWatchState {
 	campaigns: CampaignWatchState;
@@ -61,60 +68,73 @@ function summary(campaign: Campaign): CampaignSummary {
 	};
 }
 
-/** The item: the record as the API sent it, with its campaign. */
-const callItem = (record: IDataObject, campaign: CampaignSummary): IDataObject => ({
+/**
+ * The item: the record as the API sent it, with its campaign; in Every Attempt, also how many
+ * attempts of the number ended between two reads without an item of their own.
+ */
+const callItem = (
+	record: IDataObject,
+	campaign: CampaignSummary,
+	skippedAttempts?: number | null,
+): IDataObject => ({
 	...record,
+	...(skippedAttempts === undefined ? {} : { skippedAttempts }),
 	campaignId: campaign.id,
 	campaign: { ...campaign },
 });
 
-/** A baseline of one campaign: what its data holds now, reported by nobody. */
-function recordAll(watched: WatchedCampaign, records: IDataObject[]): void {
-	for (const record of records) {
-		const call = readCall(record);
-		if (call.status !== 'pending') watched.numbers[call.phoneNumber] = call.signature;
-	}
+/**
+ * Attempts of the number that ended unseen between the read before (`before`) and this one, which
+ * ended attempt `call.attempts`; null when the records say no attempts or nothing was read before.
+ */
+function skippedAttempts(call: CallRead, before: RecordState | undefined): number | null {
+	if (call.attempts === undefined || before === undefined) return null;
+	const last = signedAttempt(before.signature);
+	const gap = (((call.attempts - last.attempts) % 256) + 256) % 256;
+	// The attempt being called at the read before ended unseen too, unless it is this one.
+	return Math.max(0, last.calling ? gap : gap - 1);
 }
 
 /**
- * What a page of a watched campaign's data reports, and the numbers' state after it: an ended
- * attempt not read before (Every Attempt), or an answered call and, in the campaign's last read,
- * each number's last attempt kept back (Final Outcome Only).
+ * What a page of a watched campaign's data reports, the records' state changed in `table`: an
+ * ended attempt not read before (Every Attempt), or an answered call and, once the campaign has
+ * ended, each number's last attempt held back (Final Outcome Only). A first read (silent) records
+ * what is there and reports only the attempts that ended after watching began.
  */
 function reportRecords(
 	watched: WatchedCampaign,
+	table: CallTable,
 	records: IDataObject[],
 	settings: CallSettings,
 ): IDataObject[] {
-	if (watched.silent) {
-		recordAll(watched, records);
-		return [];
-	}
 	const items: IDataObject[] = [];
-	const report = (record: IDataObject, status: string) => {
-		if (settings.outcomes.length === 0 || settings.outcomes.includes(status)) {
-			items.push(callItem(record, watched.campaign));
-		}
-	};
 	for (const record of records) {
 		const call = readCall(record);
-		const stored = watched.numbers[call.phoneNumber];
-		if (stored === undefined && call.status === 'pending') continue;
-		const held = stored?.startsWith('*') ?? false;
-		const last = held ? stored.slice(1) : stored;
-		let next = stored;
-		if (call.signature !== last) {
-			if (!call.ended) next = (held ? '*' : '') + call.signature;
-			else if (!settings.finalOnly || call.status === 'answered') {
-				report(record, call.status);
-				next = call.signature;
-			} else next = `*${call.signature}`;
+		const { slot, before } = table.find(call.phoneNumber, call.signature);
+		const news =
+			!watched.silent ||
+			(call.ended && call.endedAt !== undefined && call.endedAt >= (watched.since ?? Infinity));
+		if (!news) {
+			table.set(slot, call.signature);
+			continue;
 		}
-		if (settings.finalOnly && watched.ended && call.ended && next.startsWith('*')) {
-			report(record, call.status);
-			next = next.slice(1);
+		const report = () => {
+			if (settings.outcomes.length > 0 && !settings.outcomes.includes(call.status)) return;
+			const skipped = settings.finalOnly
+				? undefined
+				: skippedAttempts(call, watched.silent ? undefined : before);
+			items.push(callItem(record, watched.campaign, skipped));
+		};
+		let held = before?.held ?? false;
+		if (before?.signature !== call.signature && call.ended) {
+			held = settings.finalOnly && call.status !== 'answered';
+			if (!held) report();
 		}
-		watched.numbers[call.phoneNumber] = next;
+		if (settings.finalOnly && watched.ended && call.ended && held) {
+			report();
+			held = false;
+		}
+		table.set(slot, call.signature, held);
 	}
 	return items;
 }
@@ -125,20 +145,22 @@ const wanted = (settings: CallSettings) => (campaign: Campaign) =>
 
 /**
  * The first poll: the campaigns running now are watched, their data read silently (what it holds
- * is the baseline, reported by nobody). That read is spread over polls by their time: it goes on
- * at the next polls, before anything of those campaigns is reported.
+ * is the baseline, reported by nobody but for attempts that ended after watching began). That
+ * read is spread over polls by their time: it goes on at the next polls.
  */
 async function baseline(context: IPollFunctions, settings: CallSettings): Promise<CallWatchState> {
+	const since = Date.now();
 	const campaigns = await campaignBaseline(context);
 	const watched: Record<string, WatchedCampaign> = {};
 	for (const id of Object.keys(campaigns.active)) {
 		if (settings.chosen && !settings.chosen.includes(id)) continue;
 		watched[id] = {
 			campaign: { id, name: null, agentName: null, status: campaigns.active[id] },
-			numbers: {},
+			table: '',
 			cursor: null,
 			ended: false,
 			silent: true,
+			since,
 		};
 	}
 	// A campaign that cannot be read is read again at the next poll (and reported then).
@@ -147,13 +169,16 @@ async function baseline(context: IPollFunctions, settings: CallSettings): Promis
 }
 
 /**
- * Reads the watched campaigns' data in turn, from where the last poll stopped, within the poll's
- * budget of data requests (not for a baseline read) and its time. A campaign not read to its end
- * keeps its place at the head of the queue; one read to its end goes to the back, or leaves once
- * it has ended; one whose read failed goes to the back too, its failure in `failures` while the
- * others are reported (when none could be read at all, the poll fails). Time too short for a read
- * after finding the campaigns leaves the reads to the next poll; a read that finds the API not
- * answering in the poll's time fails the poll, unless some data was read before it.
+ * Reads the watched campaigns' data in turn, from where the last poll stopped, while the poll's
+ * time allows: first the campaigns that report, sharing Data Requests per Poll (in rounds: each
+ * not read to its end gets an equal share of what is left), then first reads (silent, costing
+ * none of it). A campaign reads at most one sweep a poll. The queue of the next poll: those not
+ * read, those read part of the way, those read to the end, then those whose read failed (the
+ * failures in `failures`, while the others are reported; when none could be read, the poll
+ * fails). A campaign that has ended leaves once a sweep after its end finds none of its calls
+ * `calling` (ENDED_CAMPAIGN_READS at most). Time too short for a read after finding the
+ * campaigns leaves the reads to the next poll; a read that finds the API not answering in the
+ * poll's time fails the poll, unless some data was read before it.
  */
 async function readData(
 	context: IPollFunctions,
@@ -162,79 +187,118 @@ async function readData(
 ): Promise<{ items: IDataObject[]; state: CallWatchState; failures: unknown[] }> {
 	const { watched } = state;
 	const items: IDataObject[] = [];
-	let budget = settings.budget;
-	let read = false;
-	const waiting: string[] = [];
-	const swept: string[] = [];
-	const unreadable: string[] = [];
 	const failures: NodeOperationError[] = [];
-	for (const id of state.queue.filter((queued) => watched[queued])) {
+	const order = state.queue.filter((queued) => watched[queued]);
+	const outcome = new Map<string, 'partial' | 'swept' | 'unreadable'>();
+	let read = false;
+
+	/** One campaign's read of at most `allowed` pages, from its cursor; the requests it made. */
+	const readCampaign = async (id: string, allowed: number): Promise<number> => {
 		const entry = watched[id];
-		// A baseline read costs no Data Requests per Poll: it reports nothing.
-		const allowed = entry.silent ? Infinity : budget;
-		if (allowed <= 0 || !timeForAnotherRead(context)) {
-			waiting.push(id);
-			continue;
-		}
+		const table = CallTable.decode(entry.table);
+		if (entry.cursor === null) table.startSweep();
 		const sweep = await sweepCampaign(
 			context,
 			entry,
 			allowed,
-			(records) => items.push(...reportRecords(entry, records, settings)),
+			(records) => items.push(...reportRecords(entry, table, records, settings)),
 			read,
 		);
-		if (!entry.silent) budget -= sweep.requests;
 		read ||= sweep.requests > 0;
 		entry.cursor = sweep.cursor;
+		entry.table = table.encode();
 		if (sweep.failed !== undefined) {
 			failures.push(campaignUnreadable(context, entry.campaign, sweep.failed));
-			unreadable.push(id);
-		} else if (!sweep.complete) waiting.push(id);
-		else if (entry.ended) delete watched[id];
+			outcome.set(id, 'unreadable');
+		} else if (!sweep.complete) outcome.set(id, 'partial');
 		else {
 			delete entry.silent;
-			swept.push(id);
+			delete entry.since;
+			outcome.set(id, 'swept');
+			if (entry.ended) {
+				const reads = (entry.endedReads ?? 0) + 1;
+				const calling = [...table.seenSignatures()].some((sig) => signedAttempt(sig).calling);
+				if (calling && reads < ENDED_CAMPAIGN_READS) entry.endedReads = reads;
+				else delete watched[id];
+			}
 		}
+		return sweep.requests;
+	};
+
+	let budget = settings.budget;
+	let open = order.filter((id) => !watched[id].silent);
+	while (open.length > 0 && budget > 0 && timeForAnotherRead(context)) {
+		const share = Math.max(1, Math.floor(budget / open.length));
+		const next: string[] = [];
+		for (const id of open) {
+			if (budget <= 0 || !timeForAnotherRead(context)) break;
+			budget -= await readCampaign(id, Math.min(share, budget));
+			if (outcome.get(id) === 'partial') next.push(id);
+		}
+		open = next;
+	}
+	for (const id of order.filter((queued) => watched[queued]?.silent)) {
+		if (!timeForAnotherRead(context)) break;
+		await readCampaign(id, Infinity);
 	}
 	if (failures.length > 0 && !read) throw failures[0];
-	const queue = [...waiting, ...swept, ...unreadable];
-	return { items, state: { ...state, watched, queue }, failures };
+	const queue = order.filter((id) => watched[id]);
+	const placed = (kind?: string) => queue.filter((id) => outcome.get(id) === kind);
+	return {
+		items,
+		state: {
+			...state,
+			watched,
+			queue: [
+				...placed(undefined),
+				...placed('partial'),
+				...placed('swept'),
+				...placed('unreadable'),
+			],
+		},
+		failures,
+	};
 }
 
 /**
- * One poll: which campaigns to read (new ones, ended ones for a last read), then their data in
- * turn (readData).
+ * One poll: which campaigns to read (new ones, ended ones for their last reads), then their data
+ * in turn (readData).
  */
 async function poll(
 	context: IPollFunctions,
 	settings: CallSettings,
 	previous: CallWatchState,
 ): Promise<{ items: IDataObject[]; state: CallWatchState; failures: unknown[] }> {
-	// Changed on a copy: a poll that fails leaves the stored state as it was.
-	const state = JSON.parse(JSON.stringify(previous)) as CallWatchState;
-	const { now, unresolved, state: campaigns } = await campaignsNow(context, state.campaigns);
-	const watched = state.watched;
+	// Changed on copies of the entries (their tables are texts, shared): a poll that fails leaves
+	// the stored state as it was.
+	const watched: Record<string, WatchedCampaign> = {};
+	for (const [id, entry] of Object.entries(previous.watched)) watched[id] = { ...entry };
+	const queue = [...previous.queue];
+	const { now, unresolved, state: campaigns } = await campaignsNow(context, previous.campaigns);
 	for (const campaign of [...now.values()].filter(wanted(settings))) {
-		const entry = watched[campaign.id];
-		if (!entry) {
+		if (!watched[campaign.id]) {
 			// New since the baseline: every attempt of it is news.
-			const fresh = { campaign: summary(campaign), numbers: {}, cursor: null, ended: false };
-			watched[campaign.id] = fresh;
-			state.queue.push(campaign.id);
+			watched[campaign.id] = {
+				campaign: summary(campaign),
+				table: '',
+				cursor: null,
+				ended: false,
+			};
+			queue.push(campaign.id);
 		}
 		const current = watched[campaign.id];
 		current.campaign = summary(campaign);
 		if (!isActive(campaign) && !current.ended) {
-			// Its last read starts now, after it ended: what landed before the end is all there.
+			// Its last reads start now, after it ended: what landed before the end is all there.
 			current.ended = true;
 			current.cursor = null;
 		}
 	}
 	for (const id of Object.keys(watched)) {
 		// Active at the last poll and gone now (deleted): nothing more to read.
-		if (!now.has(id) && !unresolved.has(id) && id in state.campaigns.active) delete watched[id];
+		if (!now.has(id) && !unresolved.has(id) && id in previous.campaigns.active) delete watched[id];
 	}
-	return await readData(context, settings, { ...state, campaigns });
+	return await readData(context, settings, { campaigns, watched, queue });
 }
 
 /** Fetch Test Event: an ended call of one of the newest campaigns, as the event gives it. */
@@ -261,7 +325,7 @@ export async function pollCallFinished(
 	context: IPollFunctions,
 ): Promise<INodeExecutionData[][] | null> {
 	const settings = triggerSetting(context, () => readSettings(context));
-	const key = `callFinished:${settings.finalOnly ? 'final' : 'every'}:${settings.chosen?.join(',') ?? '*'}`;
+	const key = `callFinished2:${settings.finalOnly ? 'final' : 'every'}:${settings.chosen?.join(',') ?? '*'}`;
 	return await runPoll<CallWatchState>(context, key, {
 		baseline: async () => await baseline(context, settings),
 		poll: async (state) => await poll(context, settings, state),

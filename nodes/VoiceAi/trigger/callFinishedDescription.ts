@@ -10,6 +10,11 @@ export const REPORT_MODES = ['everyAttempt', 'finalOutcome'] as const;
 /** Data Requests per Poll: the default leaves room in the API's 100 requests a minute. */
 export const DEFAULT_DATA_REQUESTS_PER_POLL = 20;
 export const MAX_DATA_REQUESTS_PER_POLL = 100;
+/**
+ * Sweeps of a campaign's data after it ended: read again at the next polls while a call of it is
+ * still `calling`, at most this many in all.
+ */
+export const ENDED_CAMPAIGN_READS = 5;
 /** Requests a poll makes to find the campaigns to read (newest, pending and in-progress lists). */
 export const CAMPAIGN_LIST_REQUESTS = 3;
 

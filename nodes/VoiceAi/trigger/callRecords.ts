@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FieldContext } from '../../shared/answerFields';
 import { fieldValue, textField } from '../../shared/answerFields';
+import { fnv1a } from './callState';
 
 /** How a call attempt can end (docs/api.md, Campaign data); `pending` and `calling` have not. */
 export const CALL_OUTCOMES = ['answered', 'no_answer', 'busy', 'failed'] as const;
@@ -14,6 +15,7 @@ export const CALL_FIELDS = {
 	status: ['status', 'callStatus', 'call_status'],
 	attempts: ['attempts', 'attempt', 'attemptCount', 'attempt_count'],
 	calledAt: ['calledAt', 'called_at', 'lastCalledAt', 'last_called_at'],
+	durationSeconds: ['durationSeconds', 'duration_seconds', 'duration'],
 } as const;
 
 const CALL_RECORD: FieldContext = {
@@ -22,28 +24,32 @@ const CALL_RECORD: FieldContext = {
 		"Call Finished needs each number and its call status. If your API names them differently, read the data with Voice AI → Campaign → Get Data on a Schedule Trigger and compare with the last run's (e.g. in a Data Table).",
 };
 
+/** The statuses a record's signature tells apart, each by its place (an unknown one: 7). */
+const SIGNED_STATUSES = ['', 'pending', 'calling', ...CALL_OUTCOMES] as const;
+const UNKNOWN_STATUS = 7;
+
 /** One record of campaign data as the trigger reads it. */
 export interface CallRead {
 	phoneNumber: string;
 	status: string;
 	/** The attempt has ended (its status is one of CALL_OUTCOMES). */
 	ended: boolean;
+	/** Which attempt it is, when the record says. */
+	attempts?: number;
+	/** When the attempt ended (calledAt plus durationSeconds, in ms), when the record says. */
+	endedAt?: number;
 	/**
-	 * What tells this attempt from the number's others: its status, attempts and calledAt (when
-	 * the record has them), short enough to keep one per number.
+	 * What tells this attempt from the number's others, in 30 bits (callState.ts keeps it): the
+	 * status (3 bits; an unknown one as 7, its text in the hash), attempts (8 bits, modulo 256) and
+	 * a 19-bit hash of calledAt (when the record has them).
 	 */
-	signature: string;
+	signature: number;
 }
 
-/** A 32-bit FNV-1a hash in base 36: a calledAt in 7 characters instead of 24. */
-function shortHash(text: string): string {
-	let hash = 0x811c9dc5;
-	for (let i = 0; i < text.length; i++) {
-		hash ^= text.charCodeAt(i);
-		hash = Math.imul(hash, 0x01000193) >>> 0;
-	}
-	return hash.toString(36);
-}
+const finite = (value: unknown): number | undefined => {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+};
 
 /**
  * A record read whatever its spelling (CALL_FIELDS); without a number or a status it fails,
@@ -53,17 +59,34 @@ function shortHash(text: string): string {
 export function readCall(record: IDataObject): CallRead {
 	const phoneNumber = textField(record, CALL_FIELDS.phoneNumber, CALL_RECORD);
 	const status = textField(record, CALL_FIELDS.status, CALL_RECORD);
-	const attempts = fieldValue(record, CALL_FIELDS.attempts);
+	const attempts = finite(fieldValue(record, CALL_FIELDS.attempts));
 	const calledAt = fieldValue(record, CALL_FIELDS.calledAt);
-	const parts = [
-		status,
-		attempts === undefined ? '' : String(attempts),
-		calledAt === undefined ? '' : shortHash(String(calledAt)),
-	];
+	const known = (SIGNED_STATUSES as readonly string[]).indexOf(status);
+	const code = known > 0 ? known : UNKNOWN_STATUS;
+	let hash = calledAt === undefined ? 0 : fnv1a(String(calledAt));
+	if (code === UNKNOWN_STATUS) hash ^= fnv1a(status);
+	const startedAt = calledAt === undefined ? NaN : Date.parse(String(calledAt));
+	const duration = finite(fieldValue(record, CALL_FIELDS.durationSeconds)) ?? 0;
 	return {
 		phoneNumber,
 		status,
 		ended: (CALL_OUTCOMES as readonly string[]).includes(status),
-		signature: parts.join('/').replace(/\/+$/, ''),
+		...(attempts === undefined ? {} : { attempts }),
+		...(Number.isFinite(startedAt) ? { endedAt: startedAt + duration * 1000 } : {}),
+		signature: ((code << 27) | ((Math.floor(attempts ?? 0) & 0xff) << 19) | (hash & 0x7ffff)) >>> 0,
+	};
+}
+
+/** The attempts a signature says (modulo 256), and whether its attempt had ended. */
+export function signedAttempt(signature: number): {
+	attempts: number;
+	ended: boolean;
+	calling: boolean;
+} {
+	const code = signature >>> 27;
+	return {
+		attempts: (signature >>> 19) & 0xff,
+		ended: code >= 3 && code < UNKNOWN_STATUS,
+		calling: SIGNED_STATUSES[code] === 'calling',
 	};
 }

@@ -23,20 +23,22 @@ export interface CampaignSummary extends IDataObject {
 /** A campaign the trigger reads the data of. */
 export interface WatchedCampaign {
 	campaign: CampaignSummary;
-	/**
-	 * Per number, the signature (callRecords.ts) of the last state read; `*` before it: an ended
-	 * attempt kept for the final report (Final Outcome Only). A number still pending is absent.
-	 */
-	numbers: Record<string, string>;
+	/** Its records as last read: a CallTable's text (callState.ts), 9 bytes a record. */
+	table: string;
 	/** The sweep under way, or null: the next read starts at the first page. */
 	cursor: SweepCursor | null;
-	/** The campaign has ended: the sweep under way started after that and is its last. */
+	/** The campaign has ended: the sweeps from now on started after that and are its last. */
 	ended: boolean;
+	/** Sweeps read to their end since it ended (ENDED_CAMPAIGN_READS at most). */
+	endedReads?: number;
 	/**
 	 * Being read for the baseline (what its data held when watching began), which is spread over
-	 * polls by their time: nothing of it is reported until its first sweep is complete.
+	 * polls by their time: nothing of it is reported, but an attempt that ended at or after `since`
+	 * by the record's own time (callRecords.ts, endedAt).
 	 */
 	silent?: boolean;
+	/** When watching began (ms), for a silent read. */
+	since?: number;
 }
 
 export const dataPath = (campaignId: string) => path`/voice/campaigns/${campaignId}/data`;

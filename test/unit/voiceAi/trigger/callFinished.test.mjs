@@ -62,8 +62,22 @@ describe('Call Finished: records', () => {
 		assert.equal(snake.phoneNumber, a.phoneNumber);
 		assert.equal(snake.signature, a.signature);
 		assert.notEqual(readCall(call('+34600000001', 'no_answer', 2)).signature, a.signature);
-		const bare = readCall({ phoneNumber: '+34600000001', status: 'busy' });
-		assert.equal(bare.signature, 'busy');
+		const bare = (status) => readCall({ phoneNumber: '+34600000001', status }).signature;
+		assert.equal(bare('busy'), bare('busy'));
+		assert.notEqual(bare('busy'), bare('no_answer'));
+		assert.notEqual(
+			bare('voicemail'),
+			bare('hung_up'),
+			'unknown statuses told apart by their text',
+		);
+		assert.ok(a.signature < 2 ** 30, 'a signature fits in 30 bits');
+		assert.equal(a.attempts, 1);
+		assert.equal(
+			readCall({ ...call('+1', 'answered'), durationSeconds: 90 }).endedAt,
+			Date.parse('2025-01-01T00:01:00Z') + 90_000,
+			'the attempt ended at calledAt plus its duration',
+		);
+		assert.equal(readCall({ phoneNumber: '+1', status: 'busy' }).endedAt, undefined);
 		for (const status of CALL_OUTCOMES) assert.equal(readCall(call('+1', status)).ended, true);
 		for (const status of ['pending', 'calling'])
 			assert.equal(readCall(call('+1', status)).ended, false);
