@@ -129,7 +129,9 @@ function change(run, index, record) {
 function dial(run, index, attempt) {
 	run.calling.push(index);
 	const record = run.records[index];
-	const calledAt = new Date(run.clockMs).toISOString();
+	// A retry's calledAt comes after the attempt before's, even within a millisecond.
+	const last = record.calledAt ? Date.parse(record.calledAt) + 1 : 0;
+	const calledAt = new Date(Math.max(run.clockMs, last)).toISOString();
 	change(run, index, {
 		...record,
 		status: 'calling',
@@ -155,18 +157,25 @@ function setStatus(run, status) {
  */
 function stepRun(run) {
 	run.step++;
-	// Simulated time moves at least a second a step, so a retry's calledAt differs from the last.
-	run.clockMs = Math.max(Date.now(), run.clockMs + 1000);
+	// The real time: a record never says that a call ended after the moment it is read.
+	run.clockMs = Math.max(Date.now(), run.clockMs);
 	if (run.campaign.status === 'pending') setStatus(run, 'in_progress');
 	const ended = run.campaign.status === 'completed';
 	for (const index of run.calling) {
 		const record = run.records[index];
 		const script = run.scripts[index][record.attempts - 1];
+		// Steps come faster than calls last: the call is placed back in time by its length, so that
+		// calledAt + durationSeconds is when it ended (now at the latest), as it is for the real API.
+		const placed = Math.min(
+			Date.parse(record.calledAt),
+			run.clockMs - script.durationSeconds * 1000,
+		);
 		change(run, index, {
 			...record,
 			status: script.outcome,
 			durationSeconds: script.durationSeconds,
 			result: script.result,
+			calledAt: new Date(placed).toISOString(),
 		});
 		if (!ended && record.attempts < run.scripts[index].length)
 			run.retries.push({ index, due: run.step + run.retryDelaySteps });

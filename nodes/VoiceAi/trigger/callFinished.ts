@@ -9,7 +9,7 @@ import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import type { CallRead } from './callRecords';
-import { CALL_OUTCOMES, readCall, signedAttempt } from './callRecords';
+import { CALL_OUTCOMES, callingSignature, readCall, signedAttempt } from './callRecords';
 import type { RecordState } from './callState';
 import { CallTable } from './callState';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
@@ -30,6 +30,8 @@ interface CallWatchState {
 }
 
 interface CallSettings {
+	/** The poll hands its items over (not the first poll's, which emits none). */
+	emits?: boolean;
 	chosen?: string[];
 	outcomes: string[];
 	finalOnly: boolean;
@@ -90,7 +92,7 @@ const callItem = (
 function skippedAttempts(call: CallRead, before: RecordState | undefined): number | null {
 	if (call.attempts === undefined || before === undefined) return null;
 	const last = signedAttempt(before.signature);
-	const gap = (((call.attempts - last.attempts) % 256) + 256) % 256;
+	const gap = (((call.attempts - last.attempts) % 16) + 16) % 16;
 	// The attempt being called at the read before ended unseen too, unless it is this one.
 	return Math.max(0, last.calling ? gap : gap - 1);
 }
@@ -99,7 +101,9 @@ function skippedAttempts(call: CallRead, before: RecordState | undefined): numbe
  * What a page of a watched campaign's data reports, the records' state changed in `table`: an
  * ended attempt not read before (Every Attempt), or an answered call and, once the campaign has
  * ended, each number's last attempt held back (Final Outcome Only). A first read (silent) records
- * what is there and reports only the attempts that ended after watching began.
+ * what is there and reports only the attempts that ended after watching began; read by the first
+ * poll, which emits nothing, such an attempt is recorded as still being called, and reported by
+ * the next sweep.
  */
 function reportRecords(
 	watched: WatchedCampaign,
@@ -113,9 +117,9 @@ function reportRecords(
 		const { slot, before } = table.find(call.phoneNumber, call.signature);
 		const news =
 			!watched.silent ||
-			(call.ended && call.endedAt !== undefined && call.endedAt >= (watched.since ?? Infinity));
-		if (!news) {
-			table.set(slot, call.signature);
+			(call.ended && call.endedAt !== undefined && call.endedAt > (watched.since ?? Infinity));
+		if (!news || !settings.emits) {
+			table.set(slot, news ? callingSignature(call.signature) : call.signature);
 			continue;
 		}
 		const report = () => {
@@ -328,7 +332,7 @@ export async function pollCallFinished(
 	const key = `callFinished2:${settings.finalOnly ? 'final' : 'every'}:${settings.chosen?.join(',') ?? '*'}`;
 	return await runPoll<CallWatchState>(context, key, {
 		baseline: async () => await baseline(context, settings),
-		poll: async (state) => await poll(context, settings, state),
+		poll: async (state) => await poll(context, { ...settings, emits: true }, state),
 		sample: async () => await sample(context, settings),
 	});
 }

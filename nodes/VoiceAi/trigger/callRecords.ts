@@ -39,8 +39,8 @@ export interface CallRead {
 	/** When the attempt ended (calledAt plus durationSeconds, in ms), when the record says. */
 	endedAt?: number;
 	/**
-	 * What tells this attempt from the number's others, in 30 bits (callState.ts keeps it): the
-	 * status (3 bits; an unknown one as 7, its text in the hash), attempts (8 bits, modulo 256) and
+	 * What tells this attempt from the number's others, in 26 bits (callState.ts keeps it): the
+	 * status (3 bits; an unknown one as 7, its text in the hash), attempts (4 bits, modulo 16) and
 	 * a 19-bit hash of calledAt (when the record has them).
 	 */
 	signature: number;
@@ -73,19 +73,23 @@ export function readCall(record: IDataObject): CallRead {
 		ended: (CALL_OUTCOMES as readonly string[]).includes(status),
 		...(attempts === undefined ? {} : { attempts }),
 		...(Number.isFinite(startedAt) ? { endedAt: startedAt + duration * 1000 } : {}),
-		signature: ((code << 27) | ((Math.floor(attempts ?? 0) & 0xff) << 19) | (hash & 0x7ffff)) >>> 0,
+		signature: (code << 23) | ((Math.floor(attempts ?? 0) & 0xf) << 19) | (hash & 0x7ffff),
 	};
 }
 
-/** The attempts a signature says (modulo 256), and whether its attempt had ended. */
+/** The signature of the same attempt while it was being called. */
+export const callingSignature = (signature: number): number =>
+	(signature & ~(7 << 23)) | (SIGNED_STATUSES.indexOf('calling') << 23);
+
+/** The attempts a signature says (modulo 16), and whether its attempt had ended or is being called. */
 export function signedAttempt(signature: number): {
 	attempts: number;
 	ended: boolean;
 	calling: boolean;
 } {
-	const code = signature >>> 27;
+	const code = (signature >>> 23) & 7;
 	return {
-		attempts: (signature >>> 19) & 0xff,
+		attempts: (signature >>> 19) & 0xf,
 		ended: code >= 3 && code < UNKNOWN_STATUS,
 		calling: SIGNED_STATUSES[code] === 'calling',
 	};

@@ -1,20 +1,21 @@
 /**
- * What Call Finished keeps of a campaign's records between polls: 9 bytes a record, stored as one
- * base64 text (12 characters a record), and read into a table only for the polls that read the
- * campaign. Per record: 5 bytes of key (a 40-bit hash of its number) and 4 bytes of state:
- * - bit 31 `seen`: the record was read in the sweep under way (a number listed twice has a
+ * What Call Finished keeps of a campaign's records between polls: 8 bytes a record, stored as one
+ * base64 text (10.7 characters a record), and read into a table only for the polls that read the
+ * campaign. Per record, 64 bits: a 36-bit key (a hash of its number), then 28 bits of state:
+ * - bit 27 `seen`: the record was read in the sweep under way (a number listed twice has a
  *   record per listing, told apart by their order: the first not yet seen in a sweep takes it);
- * - bit 30 `held`: an ended attempt not reported yet (Final Outcome Only: reported when the
+ * - bit 26 `held`: an ended attempt not reported yet (Final Outcome Only: reported when the
  *   campaign has ended);
- * - bits 0 to 29: the attempt's signature (callRecords.ts: status, attempts, calledAt).
+ * - bits 0 to 25: the attempt's signature (callRecords.ts: status, attempts, calledAt).
+ * Two numbers whose keys are the same are kept as one number listed twice.
  */
 
 /** Bytes a record takes in the stored text (before base64). */
-export const RECORD_BYTES = 9;
+export const RECORD_BYTES = 8;
 
-const SEEN = 0x80000000;
-const HELD = 0x40000000;
-const SIGNATURE = 0x3fffffff;
+const SEEN = 1 << 27;
+const HELD = 1 << 26;
+const SIGNATURE = HELD - 1;
 
 /** FNV-1a, 32 bits, from `offset`: a number's key, and the signature's hashes (callRecords.ts). */
 export function fnv1a(text: string, offset = 0x811c9dc5): number {
@@ -26,9 +27,9 @@ export function fnv1a(text: string, offset = 0x811c9dc5): number {
 	return hash;
 }
 
-/** A number's key: 40 bits of hash (two numbers of 100,000 share one in about 1 in 200 campaigns). */
+/** A number's key: 36 bits of hash (two of 100,000 numbers share one in about 1 campaign in 14). */
 export const numberKey = (phoneNumber: string): number =>
-	fnv1a(phoneNumber) * 256 + (fnv1a(phoneNumber, 0x050c5d1f) & 0xff);
+	fnv1a(phoneNumber) * 16 + (fnv1a(phoneNumber, 0x050c5d1f) & 0xf);
 
 /** A record's state as the table holds it. */
 export interface RecordState {
@@ -54,7 +55,9 @@ export class CallTable {
 		const count = Math.floor(bytes.length / RECORD_BYTES);
 		for (let slot = 0; slot < count; slot++) {
 			const at = slot * RECORD_BYTES;
-			table.add(bytes.readUIntBE(at, 5), bytes.readUInt32BE(at + 5));
+			const high = bytes.readUInt32BE(at);
+			const low = bytes.readUInt32BE(at + 4);
+			table.add(high * 16 + (low >>> 28), low & (SEEN | HELD | SIGNATURE));
 		}
 		return table;
 	}
@@ -62,8 +65,12 @@ export class CallTable {
 	encode(): string {
 		const bytes = Buffer.alloc(this.keys.length * RECORD_BYTES);
 		for (let slot = 0; slot < this.keys.length; slot++) {
-			bytes.writeUIntBE(this.keys[slot], slot * RECORD_BYTES, 5);
-			bytes.writeUInt32BE(this.values[slot], slot * RECORD_BYTES + 5);
+			const key = this.keys[slot];
+			bytes.writeUInt32BE(Math.floor(key / 16), slot * RECORD_BYTES);
+			bytes.writeUInt32BE(
+				((key % 16) * 2 ** 28 + this.values[slot]) >>> 0,
+				slot * RECORD_BYTES + 4,
+			);
 		}
 		return bytes.toString('base64');
 	}
@@ -103,7 +110,7 @@ export class CallTable {
 
 	/** Records `signature` (and whether its ended attempt is held back) in `slot`. */
 	set(slot: number, signature: number, held = false): void {
-		this.values[slot] = (SEEN | (held ? HELD : 0) | (signature & SIGNATURE)) >>> 0;
+		this.values[slot] = SEEN | (held ? HELD : 0) | (signature & SIGNATURE);
 	}
 
 	/** The signatures of the records read in this sweep. */
@@ -113,14 +120,14 @@ export class CallTable {
 
 	private claim(slot: number): { slot: number; before: RecordState } {
 		const value = this.values[slot];
-		this.values[slot] = (value | SEEN) >>> 0;
+		this.values[slot] = value | SEEN;
 		return { slot, before: { signature: value & SIGNATURE, held: (value & HELD) !== 0 } };
 	}
 
 	private add(key: number, value: number): number {
 		const slot = this.keys.length;
 		this.keys.push(key);
-		this.values.push(value >>> 0);
+		this.values.push(value);
 		this.more.push(-1);
 		const head = this.first.get(key);
 		if (head === undefined) this.first.set(key, slot);

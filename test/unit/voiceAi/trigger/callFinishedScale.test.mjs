@@ -1,0 +1,229 @@
+// Voice AI Trigger, Call Finished, against a scripted API of several campaigns: numbers listed
+// twice, attempts that ended unseen between two reads (skippedAttempts), an ended campaign read
+// again while a call of it is still calling, Data Requests per Poll shared between campaigns, and
+// a first read spread over polls that reports what ended after watching began.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { ENDED_CAMPAIGN_READS } from '../../../../nodes/VoiceAi/trigger/callFinishedDescription.ts';
+import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { scriptedPoll } from '../../../support/unit.mjs';
+
+const trigger = new VoiceAiTrigger();
+const PAGE = 100;
+const at = (minute) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
+const record = (phoneNumber, status, attempts = 1, calledAt = at(attempts)) => ({
+	phoneNumber,
+	status,
+	attempts,
+	calledAt,
+});
+
+/**
+ * A scripted API: `campaigns` is id → { status, records: () => records } (read at each request),
+ * served in pages of 100 (the trigger's page size).
+ */
+function api(campaigns) {
+	return ({ url, qs }) => {
+		const all = Object.entries(campaigns).map(([id, c]) => ({
+			id,
+			name: `Campaign ${id}`,
+			agentName: 'Lucia',
+			status: c.status,
+			createdAt: at(0),
+		}));
+		if (url.endsWith('/api/v1/voice/campaigns')) {
+			const items = qs.status ? all.filter((c) => c.status === qs.status) : all;
+			return { items, total: items.length, page: 1, totalPages: 1 };
+		}
+		const [, id, data] = /\/campaigns\/([^/]+)(\/data)?$/.exec(url) ?? [];
+		if (!data) return all.find((c) => c.id === id);
+		const records = campaigns[id].records();
+		const page = Number(qs.page);
+		return {
+			items: records.slice((page - 1) * PAGE, page * PAGE),
+			totalPages: Math.max(1, Math.ceil(records.length / PAGE)),
+		};
+	};
+}
+
+/** Polls of one Call Finished node (its static data kept between them) against `respond`. */
+function watcher(respond, params = {}) {
+	const staticData = {};
+	return {
+		staticData,
+		async poll() {
+			const { context, calls } = scriptedPoll(respond, {
+				params: { event: 'callFinished', ...params },
+				staticData,
+			});
+			const result = await trigger.poll.call(context);
+			return { items: result ? result[0].map((i) => i.json) : [], calls };
+		},
+	};
+}
+
+const keys = (items) => items.map((i) => `${i.phoneNumber}#${i.attempts}:${i.status}`);
+
+describe('Call Finished at scale', () => {
+	it('a number listed twice: every attempt of each listing once, and nothing again later', async () => {
+		let records = [record('+1', 'calling'), record('+2', 'pending'), record('+1', 'pending')];
+		const w = watcher(api({ c1: { status: 'in_progress', records: () => records } }));
+		assert.deepEqual((await w.poll()).items, []);
+		records = [record('+1', 'answered'), record('+2', 'calling'), record('+1', 'calling')];
+		assert.deepEqual(keys((await w.poll()).items), ['+1#1:answered']);
+		records = [record('+1', 'answered'), record('+2', 'busy'), record('+1', 'no_answer')];
+		assert.deepEqual(keys((await w.poll()).items), ['+2#1:busy', '+1#1:no_answer']);
+		records[2] = record('+1', 'busy', 2);
+		assert.deepEqual(keys((await w.poll()).items), ['+1#2:busy']);
+		for (let i = 0; i < 3; i++) assert.deepEqual((await w.poll()).items, [], 'once each');
+	});
+
+	it('skippedAttempts: the attempts of a number that ended between two reads', async () => {
+		let records = [
+			record('+1', 'no_answer', 1),
+			record('+2', 'calling', 1),
+			record('+3', 'pending', 0),
+		];
+		const w = watcher(api({ c1: { status: 'in_progress', records: () => records } }));
+		await w.poll();
+		records = [record('+1', 'busy', 3), record('+2', 'answered', 2), record('+3', 'failed', 2)];
+		const items = (await w.poll()).items;
+		assert.deepEqual(
+			items.map((i) => [i.phoneNumber, i.skippedAttempts]),
+			[
+				['+1', 1],
+				['+2', 1],
+				['+3', 1],
+			],
+		);
+		records = [record('+1', 'calling', 4), record('+2', 'answered', 2), record('+3', 'failed', 2)];
+		await w.poll();
+		records[0] = record('+1', 'answered', 4);
+		assert.deepEqual(
+			(await w.poll()).items.map((i) => i.skippedAttempts),
+			[0],
+		);
+		const final = watcher(api({ c1: { status: 'in_progress', records: () => records } }), {
+			report: 'finalOutcome',
+		});
+		await final.poll();
+		records[1] = record('+2', 'answered', 3);
+		const [item] = (await final.poll()).items;
+		assert.equal(item.phoneNumber, '+2');
+		assert.ok(!('skippedAttempts' in item), 'Final Outcome Only reports no skipped attempts');
+	});
+
+	for (const report of ['everyAttempt', 'finalOutcome']) {
+		it(`${report}: a call still calling when its campaign ends is reported once it ends`, async () => {
+			const campaign = { status: 'in_progress', records: () => records };
+			let records = [record('+1', 'calling'), record('+2', 'calling')];
+			const w = watcher(api({ c1: campaign }), { report });
+			await w.poll();
+			records = [record('+1', 'no_answer'), record('+2', 'calling', 2)];
+			campaign.status = 'completed';
+			const atEnd = await w.poll();
+			assert.deepEqual(keys(atEnd.items), ['+1#1:no_answer']);
+			assert.ok(w.staticData.poll.state.watched.c1, 'still watched: a call is calling');
+			records = [record('+1', 'no_answer'), record('+2', 'busy', 2)];
+			assert.deepEqual(keys((await w.poll()).items), ['+2#2:busy']);
+			assert.equal(w.staticData.poll.state.watched.c1, undefined, 'dropped: no call is calling');
+			const after = await w.poll();
+			assert.deepEqual(after.items, []);
+			assert.ok(!after.calls.some((c) => c.url.endsWith('/data')), 'not read again');
+		});
+	}
+
+	it(`an ended campaign with a call that never ends is read ${ENDED_CAMPAIGN_READS} times, then dropped`, async () => {
+		const campaign = { status: 'in_progress', records: () => [record('+1', 'calling')] };
+		const w = watcher(api({ c1: campaign }));
+		await w.poll();
+		campaign.status = 'completed';
+		let reads = 0;
+		for (let i = 0; i < ENDED_CAMPAIGN_READS + 3; i++) {
+			reads += (await w.poll()).calls.filter((c) => c.url.endsWith('/c1/data')).length;
+		}
+		assert.equal(reads, ENDED_CAMPAIGN_READS);
+		assert.equal(w.staticData.poll.state.watched.c1, undefined);
+	});
+
+	it('Data Requests per Poll is shared: a big campaign first in turn does not hold back a small one', async () => {
+		let big = Array.from({ length: 1000 }, (_, i) => record(`+1${i}`, 'pending', 0));
+		let small = Array.from({ length: 100 }, (_, i) => record(`+2${i}`, 'pending', 0));
+		const w = watcher(
+			api({
+				big: { status: 'in_progress', records: () => big },
+				small: { status: 'in_progress', records: () => small },
+			}),
+			{ dataRequestsPerPoll: 4 },
+		);
+		await w.poll();
+		assert.deepEqual(w.staticData.poll.state.queue, ['big', 'small']);
+		big = big.map((r) => ({ ...r, status: 'answered', attempts: 1, calledAt: at(1) }));
+		small = small.map((r) => ({ ...r, status: 'answered', attempts: 1, calledAt: at(1) }));
+		const { items, calls } = await w.poll();
+		const reads = (id) => calls.filter((c) => c.url.endsWith(`/${id}/data`)).length;
+		assert.equal(reads('small'), 1, 'read in the same poll, not after every page of the big one');
+		assert.equal(items.filter((i) => i.campaignId === 'small').length, 100);
+		assert.equal(reads('big'), 3, 'its share, 2 of the 4, and the request the small one left');
+		assert.equal(items.filter((i) => i.campaignId === 'big').length, 300);
+		assert.deepEqual(w.staticData.poll.state.queue, ['big', 'small']);
+	});
+
+	it('a first read spread over polls reports, once, what ended after watching began', async () => {
+		const started = Date.now();
+		const count = 600;
+		// Half ended long before watching began; the others end while the first read goes on.
+		const records = Array.from({ length: count }, (_, i) =>
+			record(`+3${i}`, i % 2 ? 'calling' : 'answered', 1, at(1)),
+		);
+		const respond = api({ c1: { status: 'in_progress', records: () => records } });
+		let ending = 1;
+		const slow = async (options, n) => {
+			if (options.url.endsWith('/data')) {
+				await new Promise((resolve) => setTimeout(resolve, 40));
+				// Each page read ends 15 more calls, now, all over the data.
+				for (let n = 0; n < 15 && ending < count; n++, ending += 2) {
+					records[ending] = record(
+						records[ending].phoneNumber,
+						'busy',
+						1,
+						new Date().toISOString(),
+					);
+				}
+			}
+			return respond(options, n);
+		};
+		const staticData = {};
+		const items = [];
+		let polls = 0;
+		for (; polls < 40; polls++) {
+			const { context } = scriptedPoll(slow, {
+				params: { event: 'callFinished' },
+				staticData,
+				pollBudgetMs: 150,
+			});
+			const result = await trigger.poll.call(context);
+			items.push(...(result ? result[0].map((i) => i.json) : []));
+			const watched = staticData.poll?.state.watched.c1;
+			if (watched && !watched.silent && records.every((r) => r.status !== 'calling')) {
+				// One more sweep reads what ended since the last.
+				const { context: last } = scriptedPoll(respond, {
+					params: { event: 'callFinished' },
+					staticData,
+				});
+				const tail = await trigger.poll.call(last);
+				items.push(...(tail ? tail[0].map((i) => i.json) : []));
+				break;
+			}
+		}
+		assert.ok(polls >= 2, `the first read took ${polls + 1} polls`);
+		const ended = records.filter((r) => Date.parse(r.calledAt) >= started);
+		assert.ok(ended.length > 0);
+		assert.deepEqual(
+			items.map((i) => i.phoneNumber).sort(),
+			ended.map((r) => r.phoneNumber).sort(),
+			'each attempt that ended after watching began, once; none from before',
+		);
+	});
+});
