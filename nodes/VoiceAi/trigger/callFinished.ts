@@ -9,7 +9,13 @@ import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import type { CallRead } from './callRecords';
-import { CALL_OUTCOMES, callingSignature, readCall, signedAttempt } from './callRecords';
+import {
+	CALL_OUTCOMES,
+	callingSignature,
+	readCall,
+	signedAttempt,
+	withAttempts,
+} from './callRecords';
 import type { RecordState } from './callState';
 import { CallTable } from './callState';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
@@ -86,15 +92,19 @@ const callItem = (
 });
 
 /**
- * Attempts of the number that ended unseen between the read before (`before`) and this one, which
- * ended attempt `call.attempts`; null when the records say no attempts or nothing was read before.
+ * The last attempt of the record known to have ended (read ended, or before watching began): a
+ * record stored while not ended keeps it in place of its own attempts (callState.ts), so that
+ * attempts that end unseen while it is retried are counted (skippedAttempts).
  */
-function skippedAttempts(call: CallRead, before: RecordState | undefined): number | null {
-	if (call.attempts === undefined || before === undefined) return null;
-	const last = signedAttempt(before.signature);
-	const gap = (((call.attempts - last.attempts) % 16) + 16) % 16;
-	// The attempt being called at the read before ended unseen too, unless it is this one.
-	return Math.max(0, last.calling ? gap : gap - 1);
+function lastEnded(call: CallRead, before: RecordState | undefined, silent?: boolean): number {
+	if (before) return signedAttempt(before.signature).attempts;
+	return silent ? Math.max(0, (call.attempts ?? 1) - 1) : 0;
+}
+
+/** Attempts of the record that ended unseen before this one, after `last`; null: not known. */
+function skippedAttempts(call: CallRead, last: number): number | null {
+	if (call.attempts === undefined) return null;
+	return Math.max(0, ((((call.attempts - last) % 16) + 16) % 16) - 1);
 }
 
 /**
@@ -118,15 +128,16 @@ function reportRecords(
 		const news =
 			!watched.silent ||
 			(call.ended && call.endedAt !== undefined && call.endedAt > (watched.since ?? Infinity));
+		const last = lastEnded(call, before, watched.silent);
 		if (!news || !settings.emits) {
-			table.set(slot, news ? callingSignature(call.signature) : call.signature);
+			// Read by the first poll: kept as being called, for the next sweep to report.
+			const kept = news ? withAttempts(callingSignature(call.signature), last) : call.signature;
+			table.set(slot, call.ended ? kept : withAttempts(call.signature, last));
 			continue;
 		}
 		const report = () => {
 			if (settings.outcomes.length > 0 && !settings.outcomes.includes(call.status)) return;
-			const skipped = settings.finalOnly
-				? undefined
-				: skippedAttempts(call, watched.silent ? undefined : before);
+			const skipped = settings.finalOnly ? undefined : skippedAttempts(call, last);
 			items.push(callItem(record, watched.campaign, skipped));
 		};
 		let held = before?.held ?? false;
@@ -138,7 +149,7 @@ function reportRecords(
 			report();
 			held = false;
 		}
-		table.set(slot, call.signature, held);
+		table.set(slot, call.ended ? call.signature : withAttempts(call.signature, last), held);
 	}
 	return items;
 }

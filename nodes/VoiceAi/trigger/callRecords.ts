@@ -81,6 +81,10 @@ export function readCall(record: IDataObject): CallRead {
 export const callingSignature = (signature: number): number =>
 	(signature & ~(7 << 23)) | (SIGNED_STATUSES.indexOf('calling') << 23);
 
+/** The signature with `attempts` (modulo 16) in place of its own. */
+export const withAttempts = (signature: number, attempts: number): number =>
+	(signature & ~(0xf << 19)) | ((Math.floor(attempts) & 0xf) << 19);
+
 /** The attempts a signature says (modulo 16), and whether its attempt had ended or is being called. */
 export function signedAttempt(signature: number): {
 	attempts: number;

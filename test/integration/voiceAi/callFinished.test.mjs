@@ -7,7 +7,10 @@ import { describe, it } from 'node:test';
 import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import {
 	attemptKey,
+	compareCounts,
+	countsSince,
 	doubled,
+	endedAttemptCounts,
 	endedAttempts,
 	finalOutcomes,
 	itemKey,
@@ -280,6 +283,48 @@ describe('Voice AI Trigger: Call Finished', () => {
 		];
 		assert.deepEqual(doubled(items), [], 'nothing twice');
 		assert.deepEqual(items.map(itemKey).sort(), ended.sort(), 'every attempt of both, once');
+	});
+
+	it('the state: under 12 bytes a number at 20,000 numbers, duplicates and all; each attempt once, or counted as skipped', async () => {
+		const { sandbox } = env;
+		const campaign = sandbox.startCallCampaign({
+			numbers: 20_000,
+			lines: 2_000,
+			retryDelaySteps: 1,
+			duplicates: 50,
+		});
+		sandbox.stepCalls();
+		const w = watch(sandbox, { dataRequestsPerPoll: 100 });
+		await w.poll();
+		const before = endedAttemptCounts(sandbox, campaign);
+		const items = [];
+		let largest = 0;
+		while (w.staticData.poll.state.watched[campaign.id]) {
+			if (campaign.status !== 'completed') sandbox.stepCalls();
+			items.push(...(await w.poll()).items);
+			largest = Math.max(largest, Buffer.byteLength(JSON.stringify(w.staticData)));
+		}
+		const records = sandbox.state.campaignData.get(campaign.id).length;
+		assert.ok(largest / records < 12, `${(largest / records).toFixed(2)} bytes a number`);
+		const expected = countsSince(endedAttemptCounts(sandbox, campaign), before);
+		assert.ok(
+			[...expected.values()].some((times) => times === 2),
+			'a number listed twice',
+		);
+		// A sweep takes two polls and a retry follows at the next step: some attempts end unseen,
+		// and the number's next item counts them.
+		const skipped = items.flatMap((item) =>
+			Array.from({ length: item.skippedAttempts }, (_, k) => ({
+				...item,
+				attempts: item.attempts - 1 - k,
+			})),
+		);
+		assert.ok(skipped.length > 0 && skipped.length < items.length / 4, `${skipped.length} skipped`);
+		assert.deepEqual(
+			compareCounts([...items, ...skipped], expected),
+			{ missing: [], extra: [] },
+			'every attempt after the first poll, once a record: reported or counted as skipped',
+		);
 	});
 
 	it('Fetch Test Event: an ended call with its campaign, and the state left alone', async () => {
