@@ -194,3 +194,19 @@ export function sandboxModelCredential(credential, sandbox) {
 		data: { apiKey: CHAT_MODEL.apiKey, url: `${sandbox.url}/v1`, header: false },
 	};
 }
+
+/**
+ * The bearer token MCP clients send to examples/mcp-server.json under `npm start` (a demo value,
+ * printed in its banner, as the sandbox's demo clients are).
+ */
+export const DEMO_MCP_TOKEN = 'voice-messaging-demo-mcp-token';
+
+/**
+ * A record for `importCredentials` (or the REST API): n8n's Bearer Auth credential
+ * (`httpBearerAuth`), which the MCP Server Trigger checks each request's `Authorization` against.
+ * @param {{ id?: string, name: string }} credential
+ * @param {string} token
+ */
+export function mcpBearerCredential(credential, token) {
+	return { ...credential, type: 'httpBearerAuth', data: { token } };
+}

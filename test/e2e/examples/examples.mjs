@@ -8,8 +8,10 @@ import { before } from 'node:test';
 
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import {
+	DEMO_MCP_TOKEN,
 	executionError,
 	lastRunItems,
+	mcpBearerCredential,
 	ROOT,
 	sandboxCredential,
 	sandboxModelCredential,
@@ -20,6 +22,8 @@ import {
 export const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messaging sandbox' };
 /** The model credential scripts/start.mjs creates (n8n's OpenAI credential, Base URL: the sandbox). */
 export const MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
+/** The Bearer Auth credential scripts/start.mjs creates for MCP clients of examples/mcp-server.json. */
+export const MCP_CREDENTIAL = { id: 'sandboxMcpClients', name: 'MCP clients (demo token)' };
 export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 export const STICKY = 'n8n-nodes-base.stickyNote';
 
@@ -33,8 +37,9 @@ export const EXAMPLES = new Map(
 );
 
 /**
- * The suite (test/e2e/examples/<suite>.e2e.test.mjs) that runs each example. workflowShape fails
- * on a file in examples/ without an entry; each suite fails when one of its examples did not run.
+ * The suite that runs each example: test/e2e/examples/<suite>.e2e.test.mjs, or with a folder,
+ * test/e2e/<suite>.e2e.test.mjs (the MCP server example is an AI suite's). workflowShape fails on
+ * a file in examples/ without an entry; each suite fails when one of its examples did not run.
  */
 export const RUN_BY = {
 	'nightly-campaign-report.json': 'alertsAndReports',
@@ -47,7 +52,12 @@ export const RUN_BY = {
 	'ops-assistant.json': 'assistantAndApproval',
 	'approve-campaign-cancel.json': 'assistantAndApproval',
 	'call-follow-up.json': 'callFollowUp',
+	'mcp-server.json': 'ai/mcpServer',
 };
+
+/** The test file of a suite named in RUN_BY, below the repository's root. @param {string} suite */
+export const suiteFile = (suite) =>
+	`test/e2e/${suite.includes('/') ? suite : `examples/${suite}`}.e2e.test.mjs`;
 
 /**
  * The examples of one suite: `files`; `example(file)` gives the workflow and marks it as run by the
@@ -62,7 +72,7 @@ export function exampleSuite(suite) {
 		example(file) {
 			const workflow = EXAMPLES.get(file);
 			assert.ok(workflow, `examples/${file} exists (found: ${FILES.join(', ')})`);
-			assert.equal(RUN_BY[file], suite, `examples/${file} is run by test/e2e/examples/${suite}`);
+			assert.equal(RUN_BY[file], suite, `examples/${file} is run by ${suiteFile(suite)}`);
 			ran.add(file);
 			return workflow;
 		},
@@ -105,6 +115,7 @@ export function examplesN8n(files) {
 		credentials: (sandbox) => [
 			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 			sandboxModelCredential(MODEL_CREDENTIAL, sandbox),
+			mcpBearerCredential(MCP_CREDENTIAL, DEMO_MCP_TOKEN),
 		],
 	});
 	before(() => e2e.n8n.importWorkflows(files.map((file) => EXAMPLES.get(file))));

@@ -6,20 +6,23 @@
 // trigger examples run in a running n8n rather than with `n8n execute` (the CLI starts only at a
 // Manual Trigger).
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { createN8nInstance, packedTarball } from '../harness.mjs';
+import { ROOT, createN8nInstance, packedTarball } from '../harness.mjs';
 import {
 	CREDENTIAL,
 	EXAMPLES,
 	FILES,
 	MANUAL_TRIGGER,
+	MCP_CREDENTIAL,
 	MODEL_CREDENTIAL,
 	RUN_BY,
 	STICKY,
 	examplesN8n,
+	suiteFile,
 } from './examples.mjs';
 
 const PACKAGE_NODE_TYPES = [
@@ -30,6 +33,12 @@ const PACKAGE_NODE_TYPES = [
 	'n8n-nodes-voice-messaging.voiceAiTrigger',
 	'n8n-nodes-voice-messaging.messengerTrigger',
 ];
+
+/** The credentials n8n's own nodes in the examples use: those `npm start` creates. */
+const BASE_NODE_CREDENTIALS = {
+	'@n8n/n8n-nodes-langchain.lmChatOpenAi': { openAiApi: MODEL_CREDENTIAL },
+	'@n8n/n8n-nodes-langchain.mcpTrigger': { httpBearerAuth: MCP_CREDENTIAL },
+};
 
 describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_000 }, () => {
 	const ex = examplesN8n(FILES);
@@ -90,12 +99,7 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_
 						baseVersions(node.type).includes(node.typeVersion),
 						`${label}: ${node.type} v${node.typeVersion} does not exist in n8n ${ex.n8n.version} (has ${baseVersions(node.type)})`,
 					);
-					const model = node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi';
-					assert.deepEqual(
-						node.credentials,
-						model ? { openAiApi: MODEL_CREDENTIAL } : undefined,
-						label,
-					);
+					assert.deepEqual(node.credentials, BASE_NODE_CREDENTIALS[node.type], label);
 				}
 			}
 
@@ -167,12 +171,19 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_
 		assert.deepEqual(
 			FILES.filter((file) => !RUN_BY[file]),
 			[],
-			'examples without a test: add one to a suite in test/e2e/examples/ and to RUN_BY',
+			'examples without a test: add one to a suite (test/e2e/examples/, or another e2e file) and to RUN_BY',
 		);
 		assert.deepEqual(
 			Object.keys(RUN_BY).filter((file) => !FILES.includes(file)),
 			[],
 			'RUN_BY names files that are not in examples/',
+		);
+		assert.deepEqual(
+			[...new Set(Object.values(RUN_BY))].filter(
+				(suite) => !existsSync(join(ROOT, suiteFile(suite))),
+			),
+			[],
+			'RUN_BY names suites whose test file does not exist',
 		);
 	});
 });
