@@ -21,6 +21,8 @@ import { MAX_REDIRECTS } from '../../nodes/shared/fileTransport.ts';
 import { MAX_FILE_SIZE_LIMIT_MIB } from '../../nodes/shared/mediaFiles.ts';
 import { ADAPTIVE_RULE } from '../../nodes/shared/pacing.ts';
 import { POLL_BUDGET } from '../../nodes/shared/pollClock.ts';
+import { ENDED_CAMPAIGN_READS } from '../../nodes/VoiceAi/trigger/callFinishedDescription.ts';
+import { RECORD_BYTES } from '../../nodes/VoiceAi/trigger/callState.ts';
 import { retrySettings } from '../../nodes/shared/transport.ts';
 import { ALTERNATIVES } from '../../sandbox/alternatives.mjs';
 import { devNodeMajor, n8nLineNodeRule, readRepoFile } from '../support/unit.mjs';
@@ -228,5 +230,20 @@ describe('CONTRIBUTING.md maps the repository as it is', () => {
 				`${path} exists`,
 			);
 		}
+	});
+});
+
+describe('Call Finished as docs/triggers.md tells it, held to the code', () => {
+	it('the reads after a campaign ended, and the bytes a record takes', () => {
+		const part = section(TRIGGERS_DOC, 'Voice AI Trigger');
+		assert.match(part, new RegExp(`at most ${ENDED_CAMPAIGN_READS} reads after the end`));
+		assert.match(part, new RegExp(`still \`calling\` ${ENDED_CAMPAIGN_READS} reads after`));
+		assert.match(
+			part,
+			new RegExp(`keeps, per record of a watched campaign, ${RECORD_BYTES} bytes`),
+		);
+		assert.match(part, new RegExp(`${RECORD_BYTES} bytes per record, stored as base64`));
+		const base64 = (RECORD_BYTES * 4) / 3;
+		assert.match(part, new RegExp(`under ${Math.ceil(base64)} bytes per number`));
 	});
 });

@@ -23,7 +23,7 @@ const show = { show: { event: ['callFinished'] } };
 /** The parameters of the Call Finished event. */
 export const callFinishedProperties: INodeProperties[] = [
 	{
-		displayName: `Each poll makes ${CAMPAIGN_LIST_REQUESTS} requests to find the campaigns, 1 more for each campaign that ended since the last poll, and at most Data Requests per Poll reads of call data (${MAX_PAGE_SIZE} numbers each); what it cannot read (or read within the poll's time) is read at the next polls. After activation the data of the campaigns running then is read once, to record what is there; for big campaigns that takes several polls, and their results are reported from then on.`,
+		displayName: `Each poll makes ${CAMPAIGN_LIST_REQUESTS} requests to find the campaigns, 1 more for each campaign that ended since the last poll, and at most Data Requests per Poll reads of call data (${MAX_PAGE_SIZE} numbers each); what it cannot read (or read within the poll's time) is read at the next polls. After activation the data of the campaigns running then is read once, to record what is there; for big campaigns that takes several polls, and calls that end meanwhile are still reported.`,
 		name: 'callFinishedNotice',
 		type: 'notice',
 		default: '',
