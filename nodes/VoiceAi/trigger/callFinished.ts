@@ -330,7 +330,10 @@ async function sample(context: IPollFunctions, settings: CallSettings): Promise<
 				(settings.outcomes.length === 0 || settings.outcomes.includes(call.status)) &&
 				(!settings.finalOnly || call.status === 'answered' || !isActive(campaign)),
 		);
-		if (found) return [callItem(found.record, summary(campaign))];
+		if (!found) continue;
+		// A sample has no read before it: no attempt of it counts as skipped.
+		const skipped = found.call.attempts === undefined ? null : 0;
+		return [callItem(found.record, summary(campaign), settings.finalOnly ? undefined : skipped)];
 	}
 	return [];
 }

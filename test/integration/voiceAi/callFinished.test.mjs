@@ -336,6 +336,7 @@ describe('Voice AI Trigger: Call Finished', () => {
 		assert.equal(items.length, 1);
 		assert.equal(items[0].status, 'answered');
 		assert.equal(items[0].campaign.id, campaign.id);
+		assert.equal(items[0].skippedAttempts, 0, 'the field an Every Attempt item has');
 		assert.equal(
 			endedAttempts(sandbox, campaign).get(attemptKey(items[0].phoneNumber, items[0].attempts)),
 			'answered',
