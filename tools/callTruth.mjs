@@ -118,3 +118,101 @@ export function countsSince(counts, before) {
 	}
 	return since;
 }
+
+/**
+ * Each record's state now, for endedSinceWatching: taken just before a trigger starts watching the
+ * campaign (before its workflow is activated).
+ * @returns {Array<{ phoneNumber: string, status: string, attempts: number, endedAt?: number }>}
+ */
+export function recordsNow(sandbox, campaign) {
+	const records = sandbox.state.campaignData.get(campaign.id) ?? [];
+	return records.map(({ phoneNumber, status, attempts, calledAt, durationSeconds }) => ({
+		phoneNumber,
+		status,
+		attempts,
+		...(CALL_OUTCOMES.includes(status) && calledAt
+			? { endedAt: Date.parse(calledAt) + (durationSeconds ?? 0) * 1000 }
+			: {}),
+	}));
+}
+
+/**
+ * What Call Finished must report of a campaign it began watching at a moment not before `from`
+ * (ms), with the records as `before` (recordsNow) held them then. `expected`: every attempt
+ * dialed since that has ended, once per record (key → times). `either` (may come, at most once):
+ * the attempt a record was on when watching began, if it has ended since (its own time, calledAt
+ * plus durationSeconds, which the first read goes by, may fall before that moment); and the
+ * attempt a record had ended then whose own time is at or after `from` (the sandbox ends a call
+ * at the next step whatever its durationSeconds, so an answered call's own end may come after).
+ * Any other attempt ended before watching began must not come.
+ * @param {{ state: any }} sandbox @param {{ id: string }} campaign
+ * @param {ReturnType<typeof recordsNow>} before @param {{ from: number }} watching
+ */
+export function endedSinceWatching(sandbox, campaign, before, { from }) {
+	const expected = [];
+	const either = [];
+	const records = sandbox.state.campaignData.get(campaign.id) ?? [];
+	records.forEach((record, index) => {
+		const was = before[index] ?? { status: 'pending', attempts: 0 };
+		const key = (attempt) => attemptKey(record.phoneNumber, attempt);
+		const done = CALL_OUTCOMES.includes(record.status) ? record.attempts : record.attempts - 1;
+		if (was.status === 'calling' && done >= was.attempts) either.push(key(was.attempts));
+		if (was.endedAt !== undefined && was.endedAt >= from) either.push(key(was.attempts));
+		for (let attempt = was.attempts + 1; attempt <= done; attempt++) expected.push(key(attempt));
+	});
+	return { expected: countKeys(expected), either: countKeys(either) };
+}
+
+/**
+ * `items` held to endedSinceWatching's answer: `missing`, each time an expected attempt did not
+ * come; `extra`, each time one came more often than expected and allowed (`either`) together.
+ * @param {Array<Record<string, unknown>>} items
+ * @param {{ expected: Map<string, number>, either: Map<string, number> }} truth
+ */
+export function heldToTruth(items, { expected, either }) {
+	const got = countKeys(items.map(itemKey));
+	const missing = [];
+	const extra = [];
+	for (const [key, times] of expected) {
+		for (let i = got.get(key) ?? 0; i < times; i++) missing.push(key);
+	}
+	for (const [key, times] of got) {
+		const allowed = (expected.get(key) ?? 0) + (either.get(key) ?? 0);
+		for (let i = allowed; i < times; i++) extra.push(key);
+	}
+	return { missing: missing.sort(), extra: extra.sort() };
+}
+
+/**
+ * Every Attempt items with `skippedAttempts` (attempts of the number that ended between two reads
+ * without an item of their own), held to endedSinceWatching's answer number by number: each item
+ * stands for itself and the attempts it says were skipped. Resolves to the numbers whose attempts
+ * are not all accounted for, or accounted for more than once: `[phone, accounted, expected]`.
+ * @param {Array<Record<string, unknown>>} items
+ * @param {{ expected: Map<string, number>, either: Map<string, number> }} truth
+ */
+export function unaccounted(items, { expected, either }) {
+	const phoneOf = (key) => key.slice(0, key.lastIndexOf('#'));
+	const sum = (counts) => {
+		const byPhone = new Map();
+		for (const [key, times] of counts) {
+			byPhone.set(phoneOf(key), (byPhone.get(phoneOf(key)) ?? 0) + times);
+		}
+		return byPhone;
+	};
+	const least = sum(expected);
+	const most = sum(either);
+	const accounted = new Map();
+	for (const item of items) {
+		const phone = String(item.phoneNumber ?? item.phone);
+		const stands = 1 + (Number(item.skippedAttempts) || 0);
+		accounted.set(phone, (accounted.get(phone) ?? 0) + stands);
+	}
+	const wrong = [];
+	for (const phone of new Set([...least.keys(), ...accounted.keys()])) {
+		const got = accounted.get(phone) ?? 0;
+		const min = least.get(phone) ?? 0;
+		if (got < min || got > min + (most.get(phone) ?? 0)) wrong.push([phone, got, min]);
+	}
+	return wrong;
+}
