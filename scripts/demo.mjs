@@ -51,6 +51,7 @@ export const BANNER_EXAMPLES = Object.freeze({
 	customer: 'reply-follow-up.json',
 	approval: 'approve-campaign-cancel.json',
 	calls: 'call-follow-up.json',
+	mcp: 'mcp-server.json',
 });
 
 /** The data table examples/call-follow-up.json writes answered calls to (by its name). */
@@ -117,6 +118,62 @@ export function withCredentialIds(workflow, ids) {
 				: node,
 		),
 	};
+}
+
+/** n8n's MCP Server Trigger, whose production URL is `<n8n>/mcp/<path>`. */
+const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+
+/**
+ * Where the MCP Server Trigger of the workflow `workflowId` serves its tools in the n8n at
+ * `baseUrl`: its production URL, from the path n8n has (the user may have changed it; the
+ * published version's when there is one), and whether the workflow is published (the URL answers
+ * only then). Undefined when n8n has no such workflow or it has no enabled MCP Server Trigger.
+ * @param {Rest} rest @param {string} baseUrl @param {string} workflowId
+ * @returns {Promise<{ url: string, published: boolean } | undefined>}
+ */
+export async function mcpServerAddress(rest, baseUrl, workflowId) {
+	let workflow;
+	try {
+		workflow = await rest('GET', `/rest/workflows/${encodeURIComponent(workflowId)}`);
+	} catch (error) {
+		if (/ → 404\b/.test(String(error?.message))) return undefined;
+		throw error;
+	}
+	const published = Boolean(workflow.activeVersionId ?? workflow.active) && !workflow.isArchived;
+	/** @type {Array<Record<string, any>>} */
+	const nodes = (published && workflow.activeVersion?.nodes) || workflow.nodes || [];
+	const trigger = nodes.find((node) => node.type === MCP_TRIGGER_TYPE && !node.disabled);
+	const path = trigger?.parameters?.path;
+	if (typeof path !== 'string' || path === '') return undefined;
+	return { url: `${baseUrl}/mcp/${path}`, published };
+}
+
+/**
+ * Reads the MCP server address of `workflowId` (mcpServerAddress) every `intervalMs` and calls
+ * `onChange` with it when its URL or published state differs from `last` (what the banner showed),
+ * so `npm start` can say when the user has published the example. A failed read is skipped (n8n
+ * may be stopping). Returns the function that stops it.
+ * @param {{ rest: Rest, baseUrl: string, workflowId: string, last: Awaited<ReturnType<typeof mcpServerAddress>>, onChange: (address: Awaited<ReturnType<typeof mcpServerAddress>>) => void, intervalMs?: number }} options
+ */
+export function watchMcpServer({ rest, baseUrl, workflowId, last, onChange, intervalMs = 5000 }) {
+	let shown = JSON.stringify(last);
+	let reading = false;
+	const timer = setInterval(async () => {
+		if (reading) return;
+		reading = true;
+		try {
+			const address = await mcpServerAddress(rest, baseUrl, workflowId);
+			if (JSON.stringify(address) === shown) return;
+			shown = JSON.stringify(address);
+			onChange(address);
+		} catch {
+			// n8n did not answer this time: the next read tries again.
+		} finally {
+			reading = false;
+		}
+	}, intervalMs);
+	timer.unref();
+	return () => clearInterval(timer);
 }
 
 /**

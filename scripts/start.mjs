@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm start: the sandbox API plus a real n8n with this package installed the way self-hosted
 // users install community nodes, an owner account, a credential for the sandbox and the example
-// workflows. Ctrl-C, or SIGINT/SIGTERM to this process or to npm's, stops everything it started.
+// workflows, and the address of the MCP server example (said again when it is published).
+// Ctrl-C, or SIGINT/SIGTERM to this process or to npm's, stops everything it started.
 // Warm (nothing to install, sources unchanged) it needs about 9 s of CPU, most of it n8n's: the
 // package is built and packed only when its sources changed (tools/pack.mjs packOnChange),
 // independent steps run at once, and the credentials and examples go in through the running
@@ -23,7 +24,12 @@ import {
 import { n8nRestApi } from '../tools/n8nRest.mjs';
 import { packOnChange, packPackage } from '../tools/pack.mjs';
 import { ROOT } from '../tools/processes.mjs';
-import { sandboxCredential, sandboxModelCredential } from '../tools/workflows.mjs';
+import {
+	DEMO_MCP_TOKEN,
+	mcpBearerCredential,
+	sandboxCredential,
+	sandboxModelCredential,
+} from '../tools/workflows.mjs';
 import {
 	ANSWERED_CALLS_TABLE,
 	BANNER_EXAMPLES,
@@ -31,9 +37,11 @@ import {
 	exampleName,
 	importMissingExamples,
 	isInstalled,
+	mcpServerAddress,
 	readExamples,
 	rememberInstalled,
 	upsertCredential,
+	watchMcpServer,
 } from './demo.mjs';
 import { formatDuration, withProgress } from './progress.mjs';
 
@@ -55,6 +63,8 @@ export const DEMO_MODEL_CREDENTIAL = {
 	id: 'sandboxChatModel',
 	name: 'Sandbox chat model (stand-in)',
 };
+/** n8n's Bearer Auth credential the MCP server example checks its clients' token against. */
+export const DEMO_MCP_CREDENTIAL = { id: 'sandboxMcpClients', name: 'MCP clients (demo token)' };
 /** How often a step that takes a while says it is still going. */
 const STEP_PROGRESS_MS = 10_000;
 
@@ -100,6 +110,31 @@ function assertPortFree(port, variable) {
 		);
 		server.listen(port, '127.0.0.1', () => server.close(() => resolve(undefined)));
 	});
+}
+
+/**
+ * The banner's lines for the MCP server example: its address, whether it serves yet (only once
+ * published), and how an AI client connects (the token is a demo value, like the clients' secrets).
+ * @param {string} name the example's name @param {{ url: string, published: boolean } | undefined} address
+ */
+function mcpBanner(name, address) {
+	if (!address) return [`  mcp        "${name}" is not in n8n or has no MCP Server Trigger`];
+	const header = `Authorization: Bearer ${DEMO_MCP_TOKEN}`;
+	return [
+		address.published
+			? `  mcp        ${address.url}  ("${name}" is published): its tools, for AI clients`
+			: `  mcp        publish "${name}" and its tools are served at ${address.url} (said here once it is)`,
+		`             to clients sending the header '${header}' (credential "${DEMO_MCP_CREDENTIAL.name}")`,
+		`  connect    npx -y mcp-remote ${address.url} --header '${header}'  (what Claude Desktop runs; Cursor and others: docs/mcp.md)`,
+	];
+}
+
+/** The line `npm start` says when the MCP example's address or published state changed. */
+function mcpChange(name, address) {
+	if (!address) return `mcp        "${name}" is no longer in n8n, or has no MCP Server Trigger`;
+	return address.published
+		? `mcp        "${name}" is published: MCP clients can connect to ${address.url}`
+		: `mcp        "${name}" is not published: ${address.url} serves nothing until it is`;
 }
 
 /**
@@ -186,7 +221,7 @@ async function main() {
 		return ready;
 	});
 
-	const { imported, kept, table } = await step(
+	const { imported, kept, table, mcp, mcpWatch } = await step(
 		'examples',
 		'credentials, and the examples n8n lacks',
 		async () => {
@@ -198,12 +233,23 @@ async function main() {
 			const records = [
 				sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 				sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
+				mcpBearerCredential(DEMO_MCP_CREDENTIAL, DEMO_MCP_TOKEN),
 			];
 			const found = await Promise.all(records.map((record) => upsertCredential(rest, record)));
 			const ids = new Map(records.map((record, index) => [record.id, found[index].id]));
 			// The call follow-up example writes answered calls to an n8n data table of this name.
 			const table = await ensureDataTable(rest, ANSWERED_CALLS_TABLE);
-			return { ...(await importMissingExamples(rest, examples, ids)), table };
+			const imports = await importMissingExamples(rest, examples, ids);
+			// Where the MCP server example serves its tools, and a watch that says when that changes.
+			const mcpWatch = {
+				rest,
+				baseUrl: server.baseUrl,
+				workflowId: examples.find(({ file }) => file === BANNER_EXAMPLES.mcp)?.workflow.id ?? '',
+			};
+			const mcp = mcpWatch.workflowId
+				? await mcpServerAddress(rest, mcpWatch.baseUrl, mcpWatch.workflowId)
+				: undefined;
+			return { ...imports, table, mcp, mcpWatch };
 		},
 	);
 
@@ -231,10 +277,15 @@ async function main() {
 	say(
 		`  calls      publish "${exampleName(examples, BANNER_EXAMPLES.calls)}": two call campaigns keep calling in the sandbox (a step every 5 s); within a minute or two the missed calls get a WhatsApp template (printed here) and answered ones fill the data table "${ANSWERED_CALLS_TABLE.name}"${table.created ? ' (created now)' : ''}`,
 	);
+	const mcpName = exampleName(examples, BANNER_EXAMPLES.mcp);
+	for (const line of mcpBanner(mcpName, mcp)) say(line);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
 	say(`Ready in ${formatDuration(Date.now() - started)} (${timings.join(', ')}; some at once).`);
 	say('Press Ctrl-C to stop n8n and the sandbox.');
+	// Publishing the MCP server example is done in the editor: say when its address serves.
+	const onChange = (address) => say(mcpChange(mcpName, address));
+	running.push(watchMcpServer({ ...mcpWatch, last: mcp, onChange }));
 }
 
 main().catch(async (error) => {

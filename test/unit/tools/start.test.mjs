@@ -1,7 +1,8 @@
 // npm start's own logic (scripts/start.mjs): the package is built, packed and installed again only
 // when its sources changed; the credentials and examples go into the running n8n through its REST
 // API, an example only when n8n does not have it (the user's version is kept); the banner's
-// example names come from the files; the steps say what they do while they run.
+// example names come from the files, and the MCP server example's address from n8n; the steps say
+// what they do while they run.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +16,11 @@ import {
 	exampleName,
 	importMissingExamples,
 	isInstalled,
+	mcpServerAddress,
 	readExamples,
 	rememberInstalled,
 	upsertCredential,
+	watchMcpServer,
 	withCredentialIds,
 } from '../../../scripts/demo.mjs';
 import { formatStepTime, withProgress } from '../../../scripts/progress.mjs';
@@ -253,6 +256,102 @@ describe('the banner names examples as the editor shows them', () => {
 			assert.ok(name.length > 0, file);
 		}
 		assert.throws(() => exampleName(examples, 'missing.json'), /no examples\/missing\.json/);
+	});
+});
+
+describe("the MCP server example's address, as n8n has the workflow", () => {
+	const base = 'http://127.0.0.1:5678';
+	const mcpTrigger = (path, extra = {}) => ({
+		name: 'Voice and Messaging',
+		type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+		parameters: { path },
+		...extra,
+	});
+	const tool = { name: 'Get balance', type: 'n8n-nodes-voice-messaging.voiceAiTool' };
+	const address = (workflow) =>
+		mcpServerAddress(fakeRest({ 'GET /rest/workflows/mcp1': workflow }).rest, base, 'mcp1');
+
+	it('is the trigger path under /mcp/, published only when n8n has a published version', async () => {
+		assert.deepEqual(
+			await address({ active: false, activeVersionId: null, nodes: [tool, mcpTrigger('vm')] }),
+			{ url: `${base}/mcp/vm`, published: false },
+		);
+		assert.deepEqual(
+			await address({ active: true, activeVersionId: 'v1', nodes: [mcpTrigger('vm')] }),
+			{ url: `${base}/mcp/vm`, published: true },
+		);
+		assert.deepEqual(
+			await address({
+				active: true,
+				activeVersionId: 'v1',
+				isArchived: true,
+				nodes: [mcpTrigger('vm')],
+			}),
+			{ url: `${base}/mcp/vm`, published: false },
+			'archived',
+		);
+	});
+
+	it("takes the published version's path when the draft has another", async () => {
+		assert.deepEqual(
+			await address({
+				activeVersionId: 'v1',
+				activeVersion: { nodes: [mcpTrigger('published-path')] },
+				nodes: [mcpTrigger('draft-path')],
+			}),
+			{ url: `${base}/mcp/published-path`, published: true },
+		);
+	});
+
+	it('is none when n8n lacks the workflow, or it has no enabled trigger with a path', async () => {
+		const missing = fakeRest({});
+		assert.equal(await mcpServerAddress(missing.rest, base, 'mcp1'), undefined);
+		assert.equal(await address({ nodes: [tool] }), undefined);
+		assert.equal(await address({ nodes: [mcpTrigger('vm', { disabled: true })] }), undefined);
+		assert.equal(await address({ nodes: [mcpTrigger('')] }), undefined);
+		const broken = fakeRest({ 'GET /rest/workflows/mcp1': new Error('GET → 500: locked') });
+		await assert.rejects(mcpServerAddress(broken.rest, base, 'mcp1'), /500/);
+	});
+
+	it('is watched: a change is said once, an unchanged one and a failed read are not', async () => {
+		/** What n8n answers, read by the watch in turn. */
+		const answers = [
+			{ active: false, nodes: [mcpTrigger('vm')] },
+			new Error('GET → 503: stopping'),
+			{ active: true, nodes: [mcpTrigger('vm')] },
+			{ active: true, nodes: [mcpTrigger('vm')] },
+			{ active: true, nodes: [mcpTrigger('renamed')] },
+		];
+		let reads = 0;
+		const { rest } = fakeRest({
+			'GET /rest/workflows/mcp1': () => {
+				const answer = answers[Math.min(reads++, answers.length - 1)];
+				if (answer instanceof Error) throw answer;
+				return answer;
+			},
+		});
+		/** @type {unknown[]} */
+		const said = [];
+		const stop = watchMcpServer({
+			rest,
+			baseUrl: base,
+			workflowId: 'mcp1',
+			last: { url: `${base}/mcp/vm`, published: false },
+			onChange: (changed) => said.push(changed),
+			intervalMs: 5,
+		});
+		try {
+			while (reads < answers.length + 1) await new Promise((resolve) => setTimeout(resolve, 5));
+		} finally {
+			stop();
+		}
+		assert.deepEqual(said, [
+			{ url: `${base}/mcp/vm`, published: true },
+			{ url: `${base}/mcp/renamed`, published: true },
+		]);
+		const count = reads;
+		await new Promise((resolve) => setTimeout(resolve, 30));
+		assert.equal(reads, count, 'no read once stopped');
 	});
 });
 
