@@ -266,11 +266,17 @@ export function callDataAnswer(api, input, campaign, paging) {
 		const indexes = records.map((_, i) => i).sort((a, b) => at[b] - at[a] || a - b);
 		ordered = indexes.map((i) => records[i]);
 	}
-	const answer = ordered.map((record) => shaped(api.options.callRecordShape, record));
 	const all = api.options.callDataPaging === 'all';
-	return pageOf(api, input, answer, {
+	const answer = pageOf(api, input, ordered, {
 		page: all ? 1 : paging.page,
-		limit: all ? Math.max(1, answer.length) : paging.limit,
+		limit: all ? Math.max(1, ordered.length) : paging.limit,
 		sort: 'asc',
 	});
+	// Only the page's records are shaped: a campaign of 100,000 numbers is read a page at a time.
+	/** @param {CampaignDataRecord[]} page */
+	const shape = (page) => page.map((record) => shaped(api.options.callRecordShape, record));
+	if (Array.isArray(answer)) return shape(answer);
+	for (const key of ['items', 'data'])
+		if (Array.isArray(answer[key])) answer[key] = shape(answer[key]);
+	return answer;
 }
