@@ -11,6 +11,7 @@ import {
 	tokenRequests,
 	triggerRequestsPerPoll,
 } from './requestCounts.mjs';
+import { BEFORE_AT_SCALE, measureCallFinishedScale } from './callFinishedScale.mjs';
 import { measureCallResults } from './callResults.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
@@ -145,6 +146,25 @@ for (const { numbers, trigger: calls, everyPage } of await measureCallResults())
 		calls.lag.toFixed(2),
 		'<= 3',
 		`at most ${calls.maxLag}; every page each poll: ${everyPage.lag.toFixed(2)}; ${calls.attempts} attempts over ${calls.polls} polls, lost ${calls.lost}, doubled ${calls.doubled} (every page: lost ${everyPage.lost}, doubled ${everyPage.doubled})`,
+	);
+}
+
+const scale = await measureCallFinishedScale();
+{
+	const label = 'Call Finished, 100,000 numbers, 100 data requests a poll';
+	const before = BEFORE_AT_SCALE;
+	const mbOf = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`;
+	add(
+		`${label}: state bytes per ended number`,
+		scale.bytesPerEndedNumber.toFixed(2),
+		'<= 12',
+		`a running campaign, 5 % of its numbers ending a minute; the node's static data as n8n stores it, ${mbOf(scale.stateBytes)} at ${scale.endedNumbers.toLocaleString('en-US')} ended numbers: one text per campaign; before: ${before.bytesPerEndedNumber.toFixed(2)} (${mbOf(before.stateBytes)}, an object per number, copied whole at every poll)`,
+	);
+	add(
+		`${label}: polls until every result is in, after the last call`,
+		scale.resultsInAfter,
+		`<= ${scale.sweepPolls + 1}`,
+		`one read of every page: ${scale.sweepPolls} polls; the first read (silent) over ${scale.firstReadPolls} polls; ${scale.requests.toFixed(1)} requests a poll (at most ${scale.maxRequests}; the API's 100 a minute, ${scale.refused} refused); a poll ${scale.meanMs.toFixed(0)} ms in process (longest ${scale.maxMs.toFixed(0)}), ${scale.cpuMs.toFixed(0)} ms of CPU with the sandbox answering; a result waits ${scale.lag.toFixed(1)} polls (at most ${scale.maxLag}); ${scale.attempts.toLocaleString('en-US')} attempts, lost ${scale.lost}, twice ${scale.twice}, ${scale.skippedAttempts} counted as skipped; before: every result in after ${before.resultsInAfter}, first read over ${before.firstReadPolls}, ${before.requests} requests a poll, ${before.meanMs} ms (${before.cpuMs} ms of CPU), lost ${before.lost}, twice ${before.twice}; time scaled ×${scale.scale}`,
 	);
 }
 
