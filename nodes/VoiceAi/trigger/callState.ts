@@ -37,51 +37,78 @@ export interface RecordState {
 	held: boolean;
 }
 
+/** Indexes 0..count-1 ordered by `keyAt`, a key's indexes in their order. */
+function sortedIndexes(count: number, keyAt: (index: number) => number): number[] {
+	return Array.from({ length: count }, (_, i) => i).sort((a, b) => keyAt(a) - keyAt(b) || a - b);
+}
+
 /**
- * The records of one campaign as the trigger last read them, by number. Change it, then write it
- * back with `encode()`.
+ * The records of one campaign as the trigger last read them, by number. Those it was read with
+ * are sorted by key (as they are stored), so that reading it back builds no index; those added
+ * since go to a small index of their own. Change it, then write it back with `encode()`.
  */
 export class CallTable {
-	private keys: number[] = [];
-	private values: number[] = [];
-	/** key → the first slot of that key; `more[slot]`: the next slot of the same key, or -1. */
-	private readonly first = new Map<number, number>();
-	private more: number[] = [];
+	private keys = new Float64Array(0);
+	private values = new Uint32Array(0);
+	/** Records added since it was read: slot `keys.length + i`. */
+	private readonly addedKeys: number[] = [];
+	private readonly addedValues: number[] = [];
+	private readonly added = new Map<number, number[]>();
 
 	static decode(text: string | undefined): CallTable {
 		const table = new CallTable();
 		if (!text) return table;
 		const bytes = Buffer.from(text, 'base64');
 		const count = Math.floor(bytes.length / RECORD_BYTES);
+		const keys = new Float64Array(count);
+		const values = new Uint32Array(count);
+		let sorted = true;
 		for (let slot = 0; slot < count; slot++) {
 			const at = slot * RECORD_BYTES;
-			const high = bytes.readUInt32BE(at);
 			const low = bytes.readUInt32BE(at + 4);
-			table.add(high * 16 + (low >>> 28), low & (SEEN | HELD | SIGNATURE));
+			keys[slot] = bytes.readUInt32BE(at) * 16 + (low >>> 28);
+			values[slot] = low & (SEEN | HELD | SIGNATURE);
+			if (slot > 0 && keys[slot] < keys[slot - 1]) sorted = false;
+		}
+		if (sorted) {
+			table.keys = keys;
+			table.values = values;
+		} else {
+			for (let slot = 0; slot < count; slot++) table.add(keys[slot], values[slot]);
 		}
 		return table;
 	}
 
+	/** The records, sorted by key (a number's listings in their order), as base64. */
 	encode(): string {
-		const bytes = Buffer.alloc(this.keys.length * RECORD_BYTES);
-		for (let slot = 0; slot < this.keys.length; slot++) {
-			const key = this.keys[slot];
-			bytes.writeUInt32BE(Math.floor(key / 16), slot * RECORD_BYTES);
-			bytes.writeUInt32BE(
-				((key % 16) * 2 ** 28 + this.values[slot]) >>> 0,
-				slot * RECORD_BYTES + 4,
-			);
+		const stored = this.keys.length;
+		const added = sortedIndexes(this.addedKeys.length, (i) => this.addedKeys[i]);
+		const bytes = Buffer.alloc(this.size * RECORD_BYTES);
+		let next = 0;
+		const write = (key: number, value: number) => {
+			bytes.writeUInt32BE(Math.floor(key / 16), next * RECORD_BYTES);
+			bytes.writeUInt32BE(((key % 16) * 2 ** 28 + value) >>> 0, next * RECORD_BYTES + 4);
+			next++;
+		};
+		let j = 0;
+		for (let i = 0; i < stored; i++) {
+			for (; j < added.length && this.addedKeys[added[j]] < this.keys[i]; j++) {
+				write(this.addedKeys[added[j]], this.addedValues[added[j]]);
+			}
+			write(this.keys[i], this.values[i]);
 		}
+		for (; j < added.length; j++) write(this.addedKeys[added[j]], this.addedValues[added[j]]);
 		return bytes.toString('base64');
 	}
 
 	get size(): number {
-		return this.keys.length;
+		return this.keys.length + this.addedKeys.length;
 	}
 
 	/** A new sweep starts: no record has been read in it. */
 	startSweep(): void {
 		for (let slot = 0; slot < this.values.length; slot++) this.values[slot] &= ~SEEN;
+		for (let i = 0; i < this.addedValues.length; i++) this.addedValues[i] &= ~SEEN;
 	}
 
 	/**
@@ -95,8 +122,8 @@ export class CallTable {
 		const key = numberKey(phoneNumber);
 		let unseen = -1;
 		let seenSame = -1;
-		for (let slot = this.first.get(key) ?? -1; slot >= 0; slot = this.more[slot]) {
-			const value = this.values[slot];
+		for (const slot of this.slotsOf(key)) {
+			const value = this.valueAt(slot);
 			const seen = (value & SEEN) !== 0;
 			const same = (value & SIGNATURE) === signature;
 			if (!seen && same) return this.claim(slot);
@@ -110,32 +137,52 @@ export class CallTable {
 
 	/** Records `signature` (and whether its ended attempt is held back) in `slot`. */
 	set(slot: number, signature: number, held = false): void {
-		this.values[slot] = SEEN | (held ? HELD : 0) | (signature & SIGNATURE);
+		this.setValue(slot, SEEN | (held ? HELD : 0) | (signature & SIGNATURE));
 	}
 
 	/** The signatures of the records read in this sweep. */
 	*seenSignatures(): Generator<number> {
 		for (const value of this.values) if (value & SEEN) yield value & SIGNATURE;
+		for (const value of this.addedValues) if (value & SEEN) yield value & SIGNATURE;
+	}
+
+	/** The slots of a key, in their order: the stored ones (by binary search), then those added. */
+	private *slotsOf(key: number): Generator<number> {
+		let low = 0;
+		let high = this.keys.length;
+		while (low < high) {
+			const middle = (low + high) >>> 1;
+			if (this.keys[middle] < key) low = middle + 1;
+			else high = middle;
+		}
+		for (let slot = low; slot < this.keys.length && this.keys[slot] === key; slot++) yield slot;
+		for (const i of this.added.get(key) ?? []) yield this.keys.length + i;
+	}
+
+	private valueAt(slot: number): number {
+		const stored = this.keys.length;
+		return slot < stored ? this.values[slot] : this.addedValues[slot - stored];
+	}
+
+	private setValue(slot: number, value: number): void {
+		const stored = this.keys.length;
+		if (slot < stored) this.values[slot] = value;
+		else this.addedValues[slot - stored] = value;
 	}
 
 	private claim(slot: number): { slot: number; before: RecordState } {
-		const value = this.values[slot];
-		this.values[slot] = value | SEEN;
+		const value = this.valueAt(slot);
+		this.setValue(slot, value | SEEN);
 		return { slot, before: { signature: value & SIGNATURE, held: (value & HELD) !== 0 } };
 	}
 
 	private add(key: number, value: number): number {
-		const slot = this.keys.length;
-		this.keys.push(key);
-		this.values.push(value);
-		this.more.push(-1);
-		const head = this.first.get(key);
-		if (head === undefined) this.first.set(key, slot);
-		else {
-			let last = head;
-			while (this.more[last] >= 0) last = this.more[last];
-			this.more[last] = slot;
-		}
-		return slot;
+		const index = this.addedKeys.length;
+		this.addedKeys.push(key);
+		this.addedValues.push(value);
+		const slots = this.added.get(key);
+		if (slots) slots.push(index);
+		else this.added.set(key, [index]);
+		return this.keys.length + index;
 	}
 }

@@ -81,6 +81,29 @@ describe('Call Finished: the state of a campaign', () => {
 		assert.equal(table.size, 2);
 	});
 
+	it('written back, records are sorted by number with its listings in their order, the new ones after', () => {
+		const [a, b, c] = [signature('answered', 1), signature('busy', 1), signature('failed', 1)];
+		const table = written([
+			['+1', a],
+			['+2', b],
+		]);
+		table.startSweep();
+		table.find('+1', a);
+		table.set(table.find('+1', c).slot, c); // the number's second listing, new in this sweep
+		for (let i = 3; i < 40; i++) table.set(table.find(`+${i}`, b).slot, b);
+		const back = CallTable.decode(table.encode());
+		assert.equal(back.size, 40);
+		back.startSweep();
+		assert.equal(
+			back.find('+1', b).before?.signature,
+			a,
+			'the first listing takes the first record',
+		);
+		assert.equal(back.find('+1', b).before?.signature, c, 'the second, the second');
+		for (let i = 2; i < 40; i++) assert.equal(back.find(`+${i}`, b).before?.signature, b);
+		assert.equal(back.size, 40, 'every number found where it was written');
+	});
+
 	it('a record read twice in one sweep (pages that shift) is the same record, not a new listing', () => {
 		const table = written([['+1', signature('answered', 1)]]);
 		table.startSweep();
