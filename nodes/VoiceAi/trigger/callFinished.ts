@@ -206,6 +206,8 @@ async function readData(
 	const order = state.queue.filter((queued) => watched[queued]);
 	const outcome = new Map<string, 'partial' | 'swept' | 'unreadable'>();
 	let read = false;
+	let timeUp = false;
+	const timeLeft = () => !timeUp && timeForAnotherRead(context);
 
 	/** One campaign's read of at most `allowed` pages, from its cursor; the requests it made. */
 	const readCampaign = async (id: string, allowed: number): Promise<number> => {
@@ -220,6 +222,7 @@ async function readData(
 			read,
 		);
 		read ||= sweep.requests > 0;
+		timeUp ||= sweep.timeUp === true;
 		entry.cursor = sweep.cursor;
 		entry.table = table.encode();
 		if (sweep.failed !== undefined) {
@@ -242,18 +245,18 @@ async function readData(
 
 	let budget = settings.budget;
 	let open = order.filter((id) => !watched[id].silent);
-	while (open.length > 0 && budget > 0 && timeForAnotherRead(context)) {
+	while (open.length > 0 && budget > 0 && timeLeft()) {
 		const share = Math.max(1, Math.floor(budget / open.length));
 		const next: string[] = [];
 		for (const id of open) {
-			if (budget <= 0 || !timeForAnotherRead(context)) break;
+			if (budget <= 0 || !timeLeft()) break;
 			budget -= await readCampaign(id, Math.min(share, budget));
 			if (outcome.get(id) === 'partial') next.push(id);
 		}
 		open = next;
 	}
 	for (const id of order.filter((queued) => watched[queued]?.silent)) {
-		if (!timeForAnotherRead(context)) break;
+		if (!timeLeft()) break;
 		await readCampaign(id, Infinity);
 	}
 	if (failures.length > 0 && !read) throw failures[0];

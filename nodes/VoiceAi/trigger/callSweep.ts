@@ -46,7 +46,8 @@ export const dataPath = (campaignId: string) => path`/voice/campaigns/${campaign
 /**
  * Reads a campaign's data from where its sweep stopped, at most `budget` pages and while the
  * poll's time allows, handing each page's records to `onRecords`. Resolves to the requests made,
- * whether the sweep reached the last page, and where the next one goes on. A campaign gone (404)
+ * whether the sweep reached the last page, where the next one goes on, and `timeUp` when the
+ * poll's time stopped it (no other read fits in this poll). A campaign gone (404)
  * reads as no records. `readBefore`: whether this poll read a page already (when its time ends
  * before the first page here, that page is read at the next poll; with nothing read, it fails).
  * A request that fails ends the sweep with `failed`: what was read before it stands, and the
@@ -59,7 +60,13 @@ export async function sweepCampaign(
 	budget: number,
 	onRecords: (records: IDataObject[]) => void,
 	readBefore = false,
-): Promise<{ requests: number; complete: boolean; cursor: SweepCursor | null; failed?: unknown }> {
+): Promise<{
+	requests: number;
+	complete: boolean;
+	cursor: SweepCursor | null;
+	failed?: unknown;
+	timeUp?: boolean;
+}> {
 	let requests = 0;
 	let cursor = watched.cursor;
 	const stopped = () => ({ requests, complete: false, cursor });
@@ -78,13 +85,14 @@ export async function sweepCampaign(
 				return { requests, complete: true, cursor: null };
 			}
 			cursor = { page: page.nextPage, query: page.nextQuery };
-			if (requests >= budget || !timeForAnotherRead(context)) return stopped();
+			if (!timeForAnotherRead(context)) return { ...stopped(), timeUp: true };
+			if (requests >= budget) return stopped();
 		}
 	} catch (error) {
 		if (error instanceof NodeApiError) return { ...stopped(), failed: error };
 		if (!(error instanceof PollTimeUp)) throw pollError(context, error);
 		rethrowUnlessTimeUp(error, readBefore || requests > 0);
-		return stopped();
+		return { ...stopped(), timeUp: true };
 	}
 	// The page loop ended without a page (an API that repeated a page it had sent).
 	return { requests, complete: true, cursor: null };

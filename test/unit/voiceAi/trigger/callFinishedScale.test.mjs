@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 
 import { ENDED_CAMPAIGN_READS } from '../../../../nodes/VoiceAi/trigger/callFinishedDescription.ts';
 import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
-import { scriptedPoll } from '../../../support/unit.mjs';
+import { CallTable } from '../../../../nodes/VoiceAi/trigger/callState.ts';
+import { API_URL, scriptedPoll, UNPACED } from '../../../support/unit.mjs';
 
 const trigger = new VoiceAiTrigger();
 const PAGE = 100;
@@ -168,6 +169,40 @@ describe('Call Finished at scale', () => {
 		assert.equal(reads('big'), 3, 'its share, 2 of the 4, and the request the small one left');
 		assert.equal(items.filter((i) => i.campaignId === 'big').length, 300);
 		assert.deepEqual(w.staticData.poll.state.queue, ['big', 'small']);
+	});
+
+	it('a poll whose next read the pace of requests leaves no time for ends there, each campaign read in one go', async () => {
+		const records = Array.from({ length: 500 }, (_, i) => record(`+4${i}`, 'answered'));
+		const respond = api({
+			a: { status: 'in_progress', records: () => records },
+			b: { status: 'in_progress', records: () => records },
+		});
+		const staticData = {};
+		const polls = async (credentials) => {
+			const { context, calls } = scriptedPoll(respond, {
+				params: { event: 'callFinished' },
+				staticData,
+				credentials,
+				pollBudgetMs: 3_000,
+			});
+			await trigger.poll.call(context);
+			return calls;
+		};
+		await polls(UNPACED);
+		const encode = CallTable.prototype.encode;
+		let reads = 0;
+		CallTable.prototype.encode = function (...args) {
+			reads++;
+			return encode.apply(this, args);
+		};
+		try {
+			// 6 requests a minute: after the campaign lists, the next read would wait past the poll.
+			const calls = await polls({ baseUrl: API_URL, requestsPerMinute: 6 });
+			assert.ok(calls.filter((c) => c.url.endsWith('/data')).length < 10);
+			assert.ok(reads <= 2, `${reads} reads of the campaigns' state in one poll`);
+		} finally {
+			CallTable.prototype.encode = encode;
+		}
 	});
 
 	it('a first read spread over polls reports, once, what ended after watching began', async () => {
