@@ -141,10 +141,10 @@ export function recordsNow(sandbox, campaign) {
  * (ms), with the records as `before` (recordsNow) held them then. `expected`: every attempt
  * dialed since that has ended, once per record (key → times). `either` (may come, at most once):
  * the attempt a record was on when watching began, if it has ended since (its own time, calledAt
- * plus durationSeconds, which the first read goes by, may fall before that moment); and the
- * attempt a record had ended then whose own time is at or after `from` (the sandbox ends a call
- * at the next step whatever its durationSeconds, so an answered call's own end may come after).
- * Any other attempt ended before watching began must not come.
+ * plus durationSeconds, which the first read goes by, may fall before that moment: an unanswered
+ * call has no duration); and the attempt a record had ended then whose own time is at or after
+ * `from` (within the millisecond watching began). Any other attempt ended before watching began
+ * must not come.
  * @param {{ state: any }} sandbox @param {{ id: string }} campaign
  * @param {ReturnType<typeof recordsNow>} before @param {{ from: number }} watching
  */
