@@ -1,5 +1,8 @@
 // The REST API of a running n8n as a logged-in user, and manual runs of its workflows.
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DEFAULT_N8N_VERSION, isN8n1 } from './n8n.mjs';
@@ -61,6 +64,44 @@ export async function runManually(
 	}
 }
 
+/** A lock older than this was left by a test process that ended while holding it. */
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Runs `write` (a request that changes what n8n stores) while no other test process writes to the
+ * n8n at `baseUrl`: the test files of a lane share an n8n, and n8n 1.x on SQLite fails
+ * transactions that overlap ("SQLITE_ERROR: no such savepoint", a statement broken mid-way).
+ * The lock is a file created exclusively, next to the others of this machine's temporary folder.
+ * @template T @param {string} baseUrl @param {() => Promise<T>} write @returns {Promise<T>}
+ */
+async function oneWriterAt(baseUrl, write) {
+	const name = createHash('sha256').update(baseUrl).digest('hex').slice(0, 16);
+	const lock = join(tmpdir(), `n8n-rest-writes-${name}.lock`);
+	for (;;) {
+		try {
+			closeSync(openSync(lock, 'wx'));
+			break;
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+			try {
+				if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
+			} catch {
+				// Let go of meanwhile: try again.
+			}
+			await sleep(20);
+		}
+	}
+	try {
+		return await write();
+	} finally {
+		try {
+			unlinkSync(lock);
+		} catch {
+			// Taken as stale by another process: nothing to let go of.
+		}
+	}
+}
+
 /**
  * The REST API of a running n8n as a logged-in user: `rest` (answers other than 200 fail the
  * test, with the body), the executions of a workflow (summaries, newest first, running ones
@@ -81,15 +122,17 @@ export function n8nRestApi({
 	).parse;
 	/** @param {string} method @param {string} path @param {unknown} [body] */
 	async function rest(method, path, body) {
-		const response = await fetch(`${baseUrl}${path}`, {
-			method,
-			headers: {
-				'browser-id': browserId,
-				cookie,
-				...(body ? { 'content-type': 'application/json' } : {}),
-			},
-			body: body ? JSON.stringify(body) : undefined,
-		});
+		const send = () =>
+			fetch(`${baseUrl}${path}`, {
+				method,
+				headers: {
+					'browser-id': browserId,
+					cookie,
+					...(body ? { 'content-type': 'application/json' } : {}),
+				},
+				body: body ? JSON.stringify(body) : undefined,
+			});
+		const response = method === 'GET' ? await send() : await oneWriterAt(baseUrl, send);
 		const text = await response.text();
 		if (response.status !== 200) {
 			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`);

@@ -1,0 +1,49 @@
+// tools/n8nRest.mjs: requests that change what an n8n stores go one at a time, whichever test
+// process sends them (n8n 1.x on SQLite fails overlapping transactions); reads are not held up.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+
+import { n8nRestApi } from '../../../tools/n8nRest.mjs';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('the REST API of a shared n8n', () => {
+	let server;
+	let baseUrl;
+	const now = { writes: 0, all: 0 };
+	const most = { writes: 0, all: 0 };
+	before(async () => {
+		server = createServer((req, res) => {
+			const write = req.method !== 'GET';
+			now.all++;
+			if (write) now.writes++;
+			most.all = Math.max(most.all, now.all);
+			most.writes = Math.max(most.writes, now.writes);
+			setTimeout(() => {
+				now.all--;
+				if (write) now.writes--;
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end(JSON.stringify({ data: { method: req.method } }));
+			}, 40);
+		});
+		await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `http://127.0.0.1:${server.address().port}`;
+	});
+	after(() => new Promise((resolve) => server.close(resolve)));
+
+	it('writes one at a time across sessions (as test processes have), reads beside them', async () => {
+		const sessions = [1, 2, 3].map(() => n8nRestApi({ baseUrl, cookie: 'c', n8nDir: root }));
+		const answers = await Promise.all([
+			...sessions.flatMap((api) => [
+				api.rest('POST', '/rest/workflows', { name: 'w' }),
+				api.rest('DELETE', '/rest/credentials/1'),
+			]),
+			...sessions.map((api) => api.rest('GET', '/rest/executions')),
+		]);
+		assert.equal(answers.length, 9);
+		assert.equal(most.writes, 1, 'never two writes at once');
+		assert.ok(most.all > 1, 'reads go beside the writes');
+	});
+});
