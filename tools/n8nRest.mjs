@@ -103,6 +103,20 @@ async function oneWriterAt(baseUrl, write) {
 }
 
 /**
+ * A read, sent again once when the connection was reset or closed before an answer: a kept-alive
+ * connection that n8n closed as it was taken again (n8n under load) is no answer of n8n's.
+ * @param {() => Promise<Response>} send
+ */
+async function readAgainOnReset(send) {
+	try {
+		return await send();
+	} catch (error) {
+		if (!['ECONNRESET', 'UND_ERR_SOCKET'].includes(error?.cause?.code)) throw error;
+		return await send();
+	}
+}
+
+/**
  * The REST API of a running n8n as a logged-in user: `rest` (answers other than 200 fail the
  * test, with the body), the executions of a workflow (summaries, newest first, running ones
  * included), the run data of one execution (n8n stores it with `flatted`) and the items a node
@@ -132,7 +146,8 @@ export function n8nRestApi({
 				},
 				body: body ? JSON.stringify(body) : undefined,
 			});
-		const response = method === 'GET' ? await send() : await oneWriterAt(baseUrl, send);
+		const response =
+			method === 'GET' ? await readAgainOnReset(send) : await oneWriterAt(baseUrl, send);
 		const text = await response.text();
 		if (response.status !== 200) {
 			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 2000)}`);

@@ -14,8 +14,14 @@ describe('the REST API of a shared n8n', () => {
 	let baseUrl;
 	const now = { writes: 0, all: 0 };
 	const most = { writes: 0, all: 0 };
+	let resets = 0;
 	before(async () => {
 		server = createServer((req, res) => {
+			if (resets > 0) {
+				resets--;
+				req.socket.destroy();
+				return;
+			}
 			const write = req.method !== 'GET';
 			now.all++;
 			if (write) now.writes++;
@@ -45,5 +51,14 @@ describe('the REST API of a shared n8n', () => {
 		assert.equal(answers.length, 9);
 		assert.equal(most.writes, 1, 'never two writes at once');
 		assert.ok(most.all > 1, 'reads go beside the writes');
+	});
+
+	it('a read whose connection is reset is sent again once; a second reset fails it', async () => {
+		const api = n8nRestApi({ baseUrl, cookie: 'c', n8nDir: root });
+		resets = 1;
+		assert.deepEqual(await api.rest('GET', '/rest/executions'), { method: 'GET' });
+		resets = 2;
+		await assert.rejects(api.rest('GET', '/rest/executions'), /fetch failed/);
+		resets = 0;
 	});
 });
