@@ -7,7 +7,13 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
-import { asNodeError, InputError, UnexpectedAnswerError } from './errors';
+import {
+	asNodeError,
+	describeFailure,
+	failureCause,
+	InputError,
+	UnexpectedAnswerError,
+} from './errors';
 import {
 	ownPollBudgetMs,
 	PollClock,
@@ -84,6 +90,27 @@ function declaredFailure(error: unknown): Failure | undefined {
 	if (error instanceof UnexpectedAnswerError) return { cause: 'node-defect' };
 	if (error instanceof InputError) return { cause: 'configuration-invalid' };
 	return undefined;
+}
+
+/** Causes that belong to the API or the credential, not to one watched thing: a wait or a person helps every read alike. */
+const POLL_WIDE_CAUSES: ReadonlySet<string> = new Set([
+	'rate-limited',
+	'quota-exhausted',
+	'temporarily-unavailable',
+	'credential-invalid',
+]);
+
+/**
+ * Whether a failed read is the poll's, not the watched thing's: the poll's time, a 429, a 5xx, a
+ * timeout, a network error, a credential refused. Reading stops and the poll fails once with that
+ * cause (n8n's durable scheduler backs off), its state as it was. A 403, a 404, or an answer the
+ * node cannot read belongs to the campaign, chat or message read, which is named on its own.
+ */
+export function failsThePoll(error: unknown): boolean {
+	if (error instanceof PollTimeUp) return true;
+	if (error instanceof InputError) return false;
+	const failure = declaredFailure(error) ?? failureCause(describeFailure(error));
+	return failure !== undefined && POLL_WIDE_CAUSES.has(failure.cause);
 }
 
 /** The error a poll throws: n8n's error for the node, with the cause n8n's scheduler reads. */
@@ -195,8 +222,9 @@ export function readingOrder<T>(items: T[], next: string | undefined, keyOf: (it
  * Reads `items` one after another while the poll's time allows. When it is up (no room for
  * another read, or a read cut off by it), reading stops: the items not read are returned, in
  * order (the first is where the next poll starts). A poll that read nothing in its time fails,
- * unless `readBefore` (it read something before these). With `isolate`, a read that fails
- * otherwise is handed to it and the others go on; without, the failure fails the poll.
+ * unless `readBefore` (it read something before these). With `isolate`, a read that fails for a
+ * reason of its item's own (not `failsThePoll`) is handed to it and the others go on; any other
+ * failure fails the poll.
  */
 export async function readInTurn<T>(
 	context: IPollFunctions,
@@ -215,7 +243,7 @@ export async function readInTurn<T>(
 		} catch (error) {
 			failed = error;
 		}
-		if (failed instanceof PollTimeUp || !options.isolate) {
+		if (!options.isolate || failsThePoll(failed)) {
 			rethrowUnlessTimeUp(failed, readSomething);
 			return items.slice(index);
 		}

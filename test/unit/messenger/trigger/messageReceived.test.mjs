@@ -25,7 +25,9 @@ const message = (chatId, second, extra = {}) => ({
 function fakeApi() {
 	const chats = new Map();
 	const phones = new Map();
-	const failing = new Set();
+	/** Chat ID → the HTTP status its history answers with (503 for a chat added with `add`). */
+	const failing = new Map();
+	failing.add = (id, status = 503) => failing.set(id, status);
 	const { http, calls } = scriptedHttp(async (options) => {
 		const url = options.url;
 		if (url === '/api/v1/messenger/chats/check-existing') {
@@ -33,7 +35,10 @@ function fakeApi() {
 			return { exists: chatId !== null, chatId };
 		}
 		const id = decodeURIComponent(/\/messenger\/messages\/chat\/([^/]+)$/.exec(url)[1]);
-		if (failing.has(id)) throw httpError(503, { message: 'Service Unavailable' });
+		if (failing.has(id)) {
+			const status = failing.get(id);
+			throw httpError(status, { message: status === 403 ? 'Forbidden' : 'Service Unavailable' });
+		}
 		if (!chats.has(id)) throw httpError(404, { statusCode: 404, message: 'Chat not found' });
 		const { page = 1, limit = 10, sort = 'desc' } = options.qs ?? {};
 		const sorted = [...chats.get(id)].sort(byTime);
@@ -53,6 +58,7 @@ function fakeApi() {
 
 function trigger(api, params, staticData = {}) {
 	const node = new MessengerTrigger();
+	const last = { emittedErrors: [] };
 	const poll = async (mode = 'trigger') => {
 		const { context, warnings, emittedErrors } = createPollContext({
 			params: { event: 'messageReceived', direction: 'inbound', messageTypes: [], ...params },
@@ -61,10 +67,11 @@ function trigger(api, params, staticData = {}) {
 			staticData,
 			mode,
 		});
+		last.emittedErrors = emittedErrors;
 		const result = await node.poll.call(context);
 		return { items: result ? result[0].map((i) => i.json) : [], warnings, emittedErrors };
 	};
-	return { poll, staticData, state: () => staticData.poll?.state };
+	return { poll, staticData, state: () => staticData.poll?.state, last };
 }
 
 const idsOf = (items) => items.map((item) => item.messageId);
@@ -149,7 +156,7 @@ describe('Message Received polls', () => {
 		assert.deepEqual((await t.poll()).items, []);
 	});
 
-	it('a chat that fails keeps its state while the others move on, as a failed execution of its own; the next poll reports it', async () => {
+	it('a chat the API refuses (403) keeps its state while the others move on, as a failed execution of its own; the next poll reports it', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
 		api.add('cht_b', message('cht_b', 0));
@@ -157,16 +164,35 @@ describe('Message Received polls', () => {
 		await t.poll();
 		const [a1] = api.add('cht_a', message('cht_a', 1));
 		const [b1] = api.add('cht_b', message('cht_b', 1));
-		api.failing.add('cht_b');
+		api.failing.add('cht_b', 403);
 		const stateOfB = JSON.stringify(t.state().chats.cht_b);
 		const failed = await t.poll();
 		assert.deepEqual(idsOf(failed.items), [a1.id]);
 		assert.equal(failed.emittedErrors.length, 1);
-		assert.match(failed.emittedErrors[0].message, /HTTP 503/);
-		assert.deepEqual(failed.emittedErrors[0].failure, { cause: 'temporarily-unavailable' });
+		assert.match(failed.emittedErrors[0].description, /HTTP 403/);
+		assert.deepEqual(failed.emittedErrors[0].failure, { cause: 'configuration-invalid' });
 		assert.equal(JSON.stringify(t.state().chats.cht_b), stateOfB);
 		api.failing.delete('cht_b');
 		assert.deepEqual(idsOf((await t.poll()).items), [b1.id]);
+	});
+
+	it("one chat answering 503 is an outage, not that chat's fault: the poll fails once with its cause and nothing moves", async () => {
+		const api = fakeApi();
+		for (const id of ['cht_a', 'cht_b', 'cht_c']) api.add(id, message(id, 0));
+		const t = trigger(api, { chats: 'cht_a; cht_b; cht_c' });
+		await t.poll();
+		const fresh = ['cht_a', 'cht_b', 'cht_c'].flatMap((id) => api.add(id, message(id, 1)));
+		api.failing.add('cht_b');
+		const snapshot = JSON.stringify(t.staticData);
+		await assert.rejects(t.poll(), (error) => {
+			assert.match(error.message, /HTTP 503/);
+			assert.deepEqual(error.failure, { cause: 'temporarily-unavailable' });
+			return true;
+		});
+		assert.equal(t.last.emittedErrors.length, 0, 'no failed execution per chat');
+		assert.equal(JSON.stringify(t.staticData), snapshot);
+		api.failing.delete('cht_b');
+		assert.deepEqual(idsOf((await t.poll()).items).sort(), fresh.map((m) => m.id).sort());
 	});
 
 	it('every chat failing fails the poll with its cause: state untouched, then nothing lost', async () => {
