@@ -98,6 +98,8 @@ export interface ApiRequestOptions {
 	headers?: IDataObject;
 	/** Wording for 404 and 409 answers. */
 	errorContext?: ErrorContext;
+	/** Gets the time the API's answer says it was sent (its Date header, in ms), when it says one. */
+	answerDate?: (ms: number) => void;
 	/** A 404 answers undefined instead of failing: the caller treats the resource as gone. */
 	missingAsUndefined?: boolean;
 }
@@ -212,7 +214,7 @@ export async function apiRequest(
 		const { answer, failure } = await timedAttempt(
 			clock,
 			limits,
-			async () => await sendOnce(this, { ...request, ...limits }),
+			async () => await sendOnce(this, { ...request, ...limits }, options.answerDate),
 		);
 		settleRequestSlot(slot, failure);
 		if (!failure) return answer;
@@ -231,19 +233,35 @@ export async function apiRequest(
 async function sendOnce(
 	context: RequestContext,
 	request: IHttpRequestOptions,
+	answerDate?: (ms: number) => void,
 ): Promise<{ answer?: unknown; failure?: RequestFailure }> {
 	try {
 		// A fresh copy each time: n8n writes the Authorization header into the options it is given.
-		const response = await context.helpers.httpRequestWithAuthentication.call(
+		const response: unknown = await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			CREDENTIAL_TYPE,
-			{ ...request, headers: { ...(request.headers ?? {}) } },
+			{
+				...request,
+				headers: { ...(request.headers ?? {}) },
+				...(answerDate ? { returnFullResponse: true } : {}),
+			},
 		);
-		const checked = checkedAnswer(response);
+		const checked = checkedAnswer(answerDate ? bodyOf(response, answerDate) : response);
 		return checked.malformed ? { failure: { malformed: true, status: 200 } } : checked;
 	} catch (error) {
 		return { failure: describeFailure(error) };
 	}
+}
+
+/** The body of a full response, its Date header handed to `answerDate` (a bare body as it is). */
+function bodyOf(response: unknown, answerDate: (ms: number) => void): unknown {
+	const full = response as { body?: unknown; headers?: unknown; statusCode?: unknown } | null;
+	if (!full || typeof full.statusCode !== 'number' || typeof full.headers !== 'object') {
+		return response;
+	}
+	const date = Date.parse(String((full.headers as Record<string, unknown>)?.date ?? ''));
+	if (Number.isFinite(date)) answerDate(date);
+	return full.body;
 }
 
 /**

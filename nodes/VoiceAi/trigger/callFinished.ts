@@ -5,18 +5,12 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { InputError } from '../../shared/errors';
 import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import type { CallRead } from './callRecords';
-import {
-	CALL_OUTCOMES,
-	callingSignature,
-	readCall,
-	signedAttempt,
-	withAttempts,
-} from './callRecords';
-import type { RecordState } from './callState';
+import { CALL_OUTCOMES, readCall, signedAttempt } from './callRecords';
 import { CallTable } from './callState';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
 import { campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
@@ -91,67 +85,95 @@ const callItem = (
 	campaign: { ...campaign },
 });
 
+/** A record's attempts as the table keeps them (modulo 16; 0 when the record does not say). */
+const attemptsOf = (call: CallRead): number => Math.floor(call.attempts ?? 0) & 0xf;
+
 /**
- * The last attempt of the record known to have ended (read ended, or before watching began): a
- * record stored while not ended keeps it in place of its own attempts (callState.ts), so that
- * attempts that end unseen while it is retried are counted (skippedAttempts).
+ * The last attempt of a record read for the first time known to have ended: in a first read
+ * (silent), the attempts before it (and itself, when it ended before watching began); in a
+ * campaign watched from its start, none.
  */
-function lastEnded(call: CallRead, before: RecordState | undefined, silent?: boolean): number {
-	if (before) return signedAttempt(before.signature).attempts;
-	return silent ? Math.max(0, (call.attempts ?? 1) - 1) : 0;
+function firstLastEnded(call: CallRead, silent: boolean, news: boolean): number {
+	if (!silent) return 0;
+	return call.ended && !news ? attemptsOf(call) : Math.max(0, attemptsOf(call) - 1);
 }
 
 /** Attempts of the record that ended unseen before this one, after `last`; null: not known. */
 function skippedAttempts(call: CallRead, last: number): number | null {
 	if (call.attempts === undefined) return null;
-	return Math.max(0, ((((call.attempts - last) % 16) + 16) % 16) - 1);
+	return Math.max(0, ((((attemptsOf(call) - last) % 16) + 16) % 16) - 1);
+}
+
+/** A record that Call Finished cannot read (no number or status), named for a failed execution. */
+function badRecord(campaign: CampaignSummary, error: unknown): InputError {
+	const { message, description } = error as { message?: string; description?: string };
+	const name = campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
+	return new InputError(
+		`A record of campaign ${name} could not be read: ${message ?? String(error)}`,
+		[
+			description,
+			'The other records and campaigns are reported as usual; this record is read again at every sweep.',
+		]
+			.filter(Boolean)
+			.join('\n'),
+	);
 }
 
 /**
  * What a page of a watched campaign's data reports, the records' state changed in `table`: an
- * ended attempt not read before (Every Attempt), or an answered call and, once the campaign has
- * ended, each number's last attempt held back (Final Outcome Only). A first read (silent) records
- * what is there and reports only the attempts that ended after watching began; read by the first
- * poll, which emits nothing, such an attempt is recorded as still being called, and reported by
- * the next sweep.
+ * ended attempt not reported before (Every Attempt), or an answered call and, once the campaign
+ * has ended, each number's last attempt held back (Final Outcome Only). A record read again in
+ * the same sweep (pages that shifted) is skipped. A first read (silent) records what is there and
+ * reports only the attempts that ended after watching began; an attempt due while the poll emits
+ * nothing (the first) is held and reported by the next read of it. A record that cannot be read
+ * is returned in `bad` (the first of the page), and the others go on.
  */
 function reportRecords(
 	watched: WatchedCampaign,
 	table: CallTable,
 	records: IDataObject[],
 	settings: CallSettings,
-): IDataObject[] {
+): { items: IDataObject[]; bad?: InputError } {
 	const items: IDataObject[] = [];
+	let bad: InputError | undefined;
 	for (const record of records) {
-		const call = readCall(record);
-		const { slot, before } = table.find(call.phoneNumber, call.signature);
-		const news =
-			!watched.silent ||
-			(call.ended && call.endedAt !== undefined && call.endedAt > (watched.since ?? Infinity));
-		const last = lastEnded(call, before, watched.silent);
-		if (!news || !settings.emits) {
-			// Read by the first poll: kept as being called, for the next sweep to report.
-			const kept = news ? withAttempts(callingSignature(call.signature), last) : call.signature;
-			table.set(slot, call.ended ? kept : withAttempts(call.signature, last));
+		let call: CallRead;
+		try {
+			call = readCall(record);
+		} catch (error) {
+			bad ??= badRecord(watched.campaign, error);
 			continue;
 		}
-		const report = () => {
-			if (settings.outcomes.length > 0 && !settings.outcomes.includes(call.status)) return;
-			const skipped = settings.finalOnly ? undefined : skippedAttempts(call, last);
-			items.push(callItem(record, watched.campaign, skipped));
-		};
-		let held = before?.held ?? false;
-		if (before?.signature !== call.signature && call.ended) {
-			held = settings.finalOnly && call.status !== 'answered';
-			if (!held) report();
+		const { slot, before, again } = table.find(call.phoneNumber, call.signature);
+		if (again) continue;
+		const silent = watched.silent === true;
+		const news =
+			silent &&
+			call.ended &&
+			call.endedAt !== undefined &&
+			call.endedAt > (watched.since ?? Infinity);
+		const last = before ? before.lastEnded : firstLastEnded(call, silent, news);
+		const changed = !before || before.signature !== call.signature;
+		const due = silent ? news : call.ended && (changed || before?.held === true);
+		let held = false;
+		let reported = false;
+		if (due) {
+			const waits = settings.finalOnly && call.status !== 'answered' && !watched.ended;
+			if (!settings.emits || waits) held = true;
+			else {
+				reported = true;
+				if (settings.outcomes.length === 0 || settings.outcomes.includes(call.status)) {
+					const skipped = settings.finalOnly ? undefined : skippedAttempts(call, last);
+					items.push(callItem(record, watched.campaign, skipped));
+				}
+			}
 		}
-		if (settings.finalOnly && watched.ended && call.ended && held) {
-			report();
-			held = false;
-		}
-		table.set(slot, call.ended ? call.signature : withAttempts(call.signature, last), held);
+		// An ended attempt reported, or known before: the last ended. One held, or a record being
+		// called: the last ended stays, so an attempt that ends unseen counts as skipped.
+		const lastEnded = call.ended && (!due || reported) ? attemptsOf(call) : last;
+		table.set(slot, { signature: call.signature, held, lastEnded });
 	}
-	return items;
+	return { items, ...(bad ? { bad } : {}) };
 }
 
 /** The campaigns to watch of those a poll saw (All Campaigns, or the chosen ones). */
@@ -164,8 +186,14 @@ const wanted = (settings: CallSettings) => (campaign: Campaign) =>
  * read is spread over polls by their time: it goes on at the next polls.
  */
 async function baseline(context: IPollFunctions, settings: CallSettings): Promise<CallWatchState> {
-	const since = Date.now();
-	const campaigns = await campaignBaseline(context);
+	// When watching began by the API's clock: its first answer's Date (second by second, so the
+	// second after it), else n8n's.
+	let since = Date.now();
+	let dated = false;
+	const campaigns = await campaignBaseline(context, (ms) => {
+		if (!dated) since = ms + 1000;
+		dated = true;
+	});
 	const watched: Record<string, WatchedCampaign> = {};
 	for (const id of Object.keys(campaigns.active)) {
 		if (settings.chosen && !settings.chosen.includes(id)) continue;
@@ -202,7 +230,7 @@ async function readData(
 ): Promise<{ items: IDataObject[]; state: CallWatchState; failures: unknown[] }> {
 	const { watched } = state;
 	const items: IDataObject[] = [];
-	const failures: NodeOperationError[] = [];
+	const failures: Array<NodeOperationError | InputError> = [];
 	const order = state.queue.filter((queued) => watched[queued]);
 	const outcome = new Map<string, 'partial' | 'swept' | 'unreadable'>();
 	let read = false;
@@ -214,13 +242,19 @@ async function readData(
 		const entry = watched[id];
 		const table = CallTable.decode(entry.table);
 		if (entry.cursor === null) table.startSweep();
+		let bad: InputError | undefined;
 		const sweep = await sweepCampaign(
 			context,
 			entry,
 			allowed,
-			(records) => items.push(...reportRecords(entry, table, records, settings)),
+			(records) => {
+				const page = reportRecords(entry, table, records, settings);
+				items.push(...page.items);
+				bad ??= page.bad;
+			},
 			read,
 		);
+		if (bad) failures.push(bad);
 		read ||= sweep.requests > 0;
 		timeUp ||= sweep.timeUp === true;
 		entry.cursor = sweep.cursor;
@@ -346,7 +380,7 @@ export async function pollCallFinished(
 	context: IPollFunctions,
 ): Promise<INodeExecutionData[][] | null> {
 	const settings = triggerSetting(context, () => readSettings(context));
-	const key = `callFinished2:${settings.finalOnly ? 'final' : 'every'}:${settings.chosen?.join(',') ?? '*'}`;
+	const key = `callFinished3:${settings.finalOnly ? 'final' : 'every'}:${settings.chosen?.join(',') ?? '*'}`;
 	return await runPoll<CallWatchState>(context, key, {
 		baseline: async () => await baseline(context, settings),
 		poll: async (state) => await poll(context, { ...settings, emits: true }, state),

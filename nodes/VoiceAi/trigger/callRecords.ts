@@ -65,7 +65,7 @@ export function readCall(record: IDataObject): CallRead {
 	const code = known > 0 ? known : UNKNOWN_STATUS;
 	let hash = calledAt === undefined ? 0 : fnv1a(String(calledAt));
 	if (code === UNKNOWN_STATUS) hash ^= fnv1a(status);
-	const startedAt = calledAt === undefined ? NaN : Date.parse(String(calledAt));
+	const startedAt = calledAt === undefined ? NaN : apiTime(String(calledAt));
 	const duration = finite(fieldValue(record, CALL_FIELDS.durationSeconds)) ?? 0;
 	return {
 		phoneNumber,
@@ -77,24 +77,17 @@ export function readCall(record: IDataObject): CallRead {
 	};
 }
 
-/** The signature of the same attempt while it was being called. */
-export const callingSignature = (signature: number): number =>
-	(signature & ~(7 << 23)) | (SIGNED_STATUSES.indexOf('calling') << 23);
-
-/** The signature with `attempts` (modulo 16) in place of its own. */
-export const withAttempts = (signature: number, attempts: number): number =>
-	(signature & ~(0xf << 19)) | ((Math.floor(attempts) & 0xf) << 19);
-
-/** The attempts a signature says (modulo 16), and whether its attempt had ended or is being called. */
-export function signedAttempt(signature: number): {
-	attempts: number;
-	ended: boolean;
-	calling: boolean;
-} {
+/** The attempts a signature says (modulo 16), and whether its attempt is being called. */
+export function signedAttempt(signature: number): { attempts: number; calling: boolean } {
 	const code = (signature >>> 23) & 7;
-	return {
-		attempts: (signature >>> 19) & 0xf,
-		ended: code >= 3 && code < UNKNOWN_STATUS,
-		calling: SIGNED_STATUSES[code] === 'calling',
-	};
+	return { attempts: (signature >>> 19) & 0xf, calling: SIGNED_STATUSES[code] === 'calling' };
+}
+
+/**
+ * A time the API wrote, in ms: a date and time without a zone is read as UTC (the API's clock,
+ * not the zone n8n runs in). NaN for text that is no date.
+ */
+export function apiTime(text: string): number {
+	const zoneless = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text.trim());
+	return Date.parse(zoneless ? `${text.trim().replace(' ', 'T')}Z` : text);
 }

@@ -1,23 +1,33 @@
 /**
- * What Call Finished keeps of a campaign's records between polls: 8 bytes a record, stored as one
- * base64 text (10.7 characters a record), and read into a table only for the polls that read the
- * campaign. Per record, 64 bits: a 36-bit key (a hash of its number), then 28 bits of state:
- * - bit 27 `seen`: the record was read in the sweep under way (a number listed twice has a
- *   record per listing, told apart by their order: the first not yet seen in a sweep takes it);
- * - bit 26 `held`: an ended attempt not reported yet (Final Outcome Only: reported when the
+ * What Call Finished keeps of a campaign's records between polls, read into a table only for the
+ * polls that read the campaign. Per record: its number's exact key and 32 bits of state:
+ * - bit 31 `seen`: the record was read in the sweep under way;
+ * - bit 30 `held`: an ended attempt not reported yet (Final Outcome Only: reported when the
  *   campaign has ended);
+ * - bits 26 to 29 `lastEnded`: the last attempt of the record known to have ended (modulo 16),
+ *   which skippedAttempts counts from;
  * - bits 0 to 25: the attempt's signature (callRecords.ts: status, attempts, calledAt).
- * Two numbers whose keys are the same are kept as one number listed twice.
+ * Keys are exact, not hashed: two numbers never share one (numberKey). A number listed twice has
+ * a record per listing.
+ *
+ * Stored as one text: the records sorted by key, each key as its distance from the one before
+ * (Rice-coded, so a campaign's numbers close to each other take few bits), then its state; a
+ * number that is not written in digits is kept whole beside them.
  */
 
-/** Bytes a record takes in the stored text (before base64). */
-export const RECORD_BYTES = 8;
+/** The stored text's format: a text of another format is read as no records. */
+const FORMAT = 3;
 
-const SEEN = 1 << 27;
-const HELD = 1 << 26;
-const SIGNATURE = HELD - 1;
+const SEEN = 2 ** 31;
+const HELD = 1 << 30;
+const LAST_SHIFT = 26;
+const LAST = 0xf << LAST_SHIFT;
+const SIGNATURE = (1 << 26) - 1;
 
-/** FNV-1a, 32 bits, from `offset`: a number's key, and the signature's hashes (callRecords.ts). */
+/** Keys of numbers written in digits are below this; others are OTHER_KEYS + their place in `others`. */
+const OTHER_KEYS = 2 ** 51;
+
+/** FNV-1a, 32 bits, from `offset`: the signature's hashes (callRecords.ts). */
 export function fnv1a(text: string, offset = 0x811c9dc5): number {
 	let hash = offset;
 	for (let i = 0; i < text.length; i++) {
@@ -27,78 +37,189 @@ export function fnv1a(text: string, offset = 0x811c9dc5): number {
 	return hash;
 }
 
-/** A number's key: 36 bits of hash (two of 100,000 numbers share one in about 1 campaign in 14). */
-export const numberKey = (phoneNumber: string): number =>
-	fnv1a(phoneNumber) * 16 + (fnv1a(phoneNumber, 0x050c5d1f) & 0xf);
+/**
+ * A number's key, exact: its digits (spaces, dashes, dots and brackets left out; a leading `+`
+ * too, so `+34…` and `34…` are one number) as 10^length + their value, for up to 15 digits
+ * (E.164's longest). Undefined for any other text, which the table keeps whole.
+ */
+export function digitsKey(phoneNumber: string): number | undefined {
+	const digits = phoneNumber.replace(/[\s\-.()]/g, '').replace(/^\+/, '');
+	if (!/^\d{1,15}$/.test(digits)) return undefined;
+	return 10 ** digits.length + Number(digits);
+}
 
 /** A record's state as the table holds it. */
 export interface RecordState {
 	signature: number;
 	held: boolean;
+	/** The last attempt known to have ended (modulo 16). */
+	lastEnded: number;
 }
 
-/** Indexes 0..count-1 ordered by `keyAt`, a key's indexes in their order. */
-function sortedIndexes(count: number, keyAt: (index: number) => number): number[] {
-	return Array.from({ length: count }, (_, i) => i).sort((a, b) => keyAt(a) - keyAt(b) || a - b);
+/** How a record read now was matched to the state before. */
+export interface FoundRecord {
+	slot: number;
+	/** The state before; undefined: a record not read before. */
+	before?: RecordState;
+	/** The same record already read in this sweep (pages shifted while they were read). */
+	again?: boolean;
 }
+
+const stateOf = (value: number): RecordState => ({
+	signature: value & SIGNATURE,
+	held: (value & HELD) !== 0,
+	lastEnded: (value & LAST) >>> LAST_SHIFT,
+});
+
+/** Bits written most significant first into bytes; values of up to 53 bits. */
+class BitWriter {
+	private bytes = new Uint8Array(1024);
+	private length = 0;
+	/** Bits not written out yet (fewer than 8), in the low `pending` bits. */
+	private buffer = 0;
+	private pending = 0;
+
+	write(value: number, bits: number): void {
+		for (let left = bits; left > 0;) {
+			const take = Math.min(left, 24);
+			left -= take;
+			const part = left > 0 ? Math.floor(value / 2 ** left) % 2 ** take : value % 2 ** take;
+			this.buffer = (this.buffer << take) | part;
+			this.pending += take;
+			while (this.pending >= 8) {
+				this.pending -= 8;
+				this.push((this.buffer >>> this.pending) & 0xff);
+			}
+			this.buffer &= (1 << this.pending) - 1;
+		}
+	}
+
+	toBuffer(): Buffer {
+		if (this.pending > 0) this.push((this.buffer << (8 - this.pending)) & 0xff);
+		this.pending = 0;
+		return Buffer.from(this.bytes.buffer, 0, this.length);
+	}
+
+	private push(byte: number): void {
+		if (this.length === this.bytes.length) {
+			const grown = new Uint8Array(this.bytes.length * 2);
+			grown.set(this.bytes);
+			this.bytes = grown;
+		}
+		this.bytes[this.length++] = byte;
+	}
+}
+
+class BitReader {
+	private at = 0;
+	/** Bits read in but not taken yet, in the low `pending` bits. */
+	private buffer = 0;
+	private pending = 0;
+	constructor(private readonly bytes: Buffer) {}
+
+	read(bits: number): number {
+		let value = 0;
+		for (let left = bits; left > 0;) {
+			const take = Math.min(left, 24);
+			left -= take;
+			while (this.pending < take) {
+				this.buffer = ((this.buffer << 8) | (this.bytes[this.at++] ?? 0)) & 0x7fffffff;
+				this.pending += 8;
+			}
+			this.pending -= take;
+			value = value * 2 ** take + ((this.buffer >>> this.pending) & ((1 << take) - 1));
+		}
+		return value;
+	}
+}
+
+/** Longest run of ones a gap is written with; a longer gap is written whole after it. */
+const MAX_UNARY = 24;
+const KEY_BITS = 52;
 
 /**
- * The records of one campaign as the trigger last read them, by number. Those it was read with
- * are sorted by key (as they are stored), so that reading it back builds no index; those added
- * since go to a small index of their own. Change it, then write it back with `encode()`.
+ * The records of one campaign as the trigger last read them, by number: sorted by key, each
+ * number's listings in their order. Change it, then write it back with `encode()`.
  */
 export class CallTable {
-	private keys = new Float64Array(0);
-	private values = new Uint32Array(0);
+	private keys: number[] = [];
+	private values: number[] = [];
+	/** Numbers not written in digits, whole: their key is OTHER_KEYS + their place here. */
+	private others: string[] = [];
 	/** Records added since it was read: slot `keys.length + i`. */
 	private readonly addedKeys: number[] = [];
 	private readonly addedValues: number[] = [];
 	private readonly added = new Map<number, number[]>();
+	private otherKeys: Map<string, number> | undefined;
 
 	static decode(text: string | undefined): CallTable {
 		const table = new CallTable();
 		if (!text) return table;
-		const bytes = Buffer.from(text, 'base64');
-		const count = Math.floor(bytes.length / RECORD_BYTES);
-		const keys = new Float64Array(count);
-		const values = new Uint32Array(count);
-		let sorted = true;
-		for (let slot = 0; slot < count; slot++) {
-			const at = slot * RECORD_BYTES;
-			const low = bytes.readUInt32BE(at + 4);
-			keys[slot] = bytes.readUInt32BE(at) * 16 + (low >>> 28);
-			values[slot] = low & (SEEN | HELD | SIGNATURE);
-			if (slot > 0 && keys[slot] < keys[slot - 1]) sorted = false;
+		const [binary, others] = text.split('|');
+		const bytes = Buffer.from(binary, 'base64');
+		if (bytes.length < 6 || bytes[0] !== FORMAT) return table;
+		const rice = bytes[1];
+		const count = bytes.readUInt32BE(2);
+		const reader = new BitReader(bytes.subarray(6));
+		const keys = new Array<number>(count);
+		const values = new Array<number>(count);
+		let key = 0;
+		for (let i = 0; i < count; i++) {
+			let ones = 0;
+			while (ones < MAX_UNARY && reader.read(1) === 1) ones++;
+			key += ones === MAX_UNARY ? reader.read(KEY_BITS) : ones * 2 ** rice + reader.read(rice);
+			keys[i] = key;
+			values[i] = reader.read(32);
 		}
-		if (sorted) {
-			table.keys = keys;
-			table.values = values;
-		} else {
-			for (let slot = 0; slot < count; slot++) table.add(keys[slot], values[slot]);
-		}
+		table.keys = keys;
+		table.values = values;
+		if (others) table.others = JSON.parse(Buffer.from(others, 'base64').toString()) as string[];
 		return table;
 	}
 
-	/** The records, sorted by key (a number's listings in their order), as base64. */
+	/** The records sorted by key, as text. */
 	encode(): string {
-		const stored = this.keys.length;
-		const added = sortedIndexes(this.addedKeys.length, (i) => this.addedKeys[i]);
-		const bytes = Buffer.alloc(this.size * RECORD_BYTES);
-		let next = 0;
-		const write = (key: number, value: number) => {
-			bytes.writeUInt32BE(Math.floor(key / 16), next * RECORD_BYTES);
-			bytes.writeUInt32BE(((key % 16) * 2 ** 28 + value) >>> 0, next * RECORD_BYTES + 4);
-			next++;
-		};
+		const keys: number[] = [];
+		const values: number[] = [];
+		const added = Array.from({ length: this.addedKeys.length }, (_, i) => i).sort(
+			(a, b) => this.addedKeys[a] - this.addedKeys[b] || a - b,
+		);
 		let j = 0;
-		for (let i = 0; i < stored; i++) {
+		const take = (key: number, value: number) => {
+			keys.push(key);
+			values.push(value);
+		};
+		for (let i = 0; i < this.keys.length; i++) {
 			for (; j < added.length && this.addedKeys[added[j]] < this.keys[i]; j++) {
-				write(this.addedKeys[added[j]], this.addedValues[added[j]]);
+				take(this.addedKeys[added[j]], this.addedValues[added[j]]);
 			}
-			write(this.keys[i], this.values[i]);
+			take(this.keys[i], this.values[i]);
 		}
-		for (; j < added.length; j++) write(this.addedKeys[added[j]], this.addedValues[added[j]]);
-		return bytes.toString('base64');
+		for (; j < added.length; j++) take(this.addedKeys[added[j]], this.addedValues[added[j]]);
+		const mean = keys.length > 1 ? (keys[keys.length - 1] - keys[0]) / (keys.length - 1) : 1;
+		const rice = Math.max(0, Math.min(KEY_BITS, Math.floor(Math.log2(Math.max(1, mean)))));
+		const writer = new BitWriter();
+		let previous = 0;
+		for (let i = 0; i < keys.length; i++) {
+			const gap = keys[i] - previous;
+			const ones = Math.floor(gap / 2 ** rice);
+			if (ones < MAX_UNARY) {
+				writer.write(2 ** (ones + 1) - 2, ones + 1);
+				writer.write(gap % 2 ** rice, rice);
+			} else {
+				writer.write(2 ** MAX_UNARY - 1, MAX_UNARY);
+				writer.write(gap, KEY_BITS);
+			}
+			writer.write(values[i] >>> 0, 32);
+			previous = keys[i];
+		}
+		const head = Buffer.alloc(6);
+		head[0] = FORMAT;
+		head[1] = rice;
+		head.writeUInt32BE(keys.length, 2);
+		const binary = Buffer.concat([head, writer.toBuffer()]).toString('base64');
+		if (this.others.length === 0) return binary;
+		return `${binary}|${Buffer.from(JSON.stringify(this.others)).toString('base64')}`;
 	}
 
 	get size(): number {
@@ -107,43 +228,66 @@ export class CallTable {
 
 	/** A new sweep starts: no record has been read in it. */
 	startSweep(): void {
-		for (let slot = 0; slot < this.values.length; slot++) this.values[slot] &= ~SEEN;
-		for (let i = 0; i < this.addedValues.length; i++) this.addedValues[i] &= ~SEEN;
+		for (let slot = 0; slot < this.values.length; slot++) this.values[slot] %= SEEN;
+		for (let i = 0; i < this.addedValues.length; i++) this.addedValues[i] %= SEEN;
 	}
 
 	/**
-	 * The slot of a record read now with `signature`, and its state before (undefined: a record
-	 * not read before). Of the slots of its number: one not seen in this sweep with that signature
-	 * (unchanged), else one not seen (it has moved on: its own, or a listing of the number whose
-	 * record was not read yet), else one seen with that signature (the same record read twice in a
-	 * sweep, when pages shift), else a new slot (the number's next listing). The slot is marked seen.
+	 * The slot of a record of `phoneNumber` read now with `signature`, and how it matched. Of the slots of its
+	 * number, in this order:
+	 * 1. one not read in this sweep with that signature: unchanged;
+	 * 2. one read in this sweep with that signature: the same record read again (`again`), as
+	 *    when a record moves to another page while the pages are read; nothing changes;
+	 * 3. one not read in this sweep: it has moved on (its own; for a number listed twice, the
+	 *    listing not read yet);
+	 * 4. a new slot: a record not read before (or the number's next listing).
+	 * The slot is marked as read in this sweep.
 	 */
-	find(phoneNumber: string, signature: number): { slot: number; before?: RecordState } {
-		const key = numberKey(phoneNumber);
+	find(phoneNumber: string, signature: number): FoundRecord {
+		const key = this.keyOf(phoneNumber);
 		let unseen = -1;
 		let seenSame = -1;
 		for (const slot of this.slotsOf(key)) {
 			const value = this.valueAt(slot);
-			const seen = (value & SEEN) !== 0;
+			const seen = value >= SEEN;
 			const same = (value & SIGNATURE) === signature;
 			if (!seen && same) return this.claim(slot);
-			if (!seen && unseen < 0) unseen = slot;
 			if (seen && same && seenSame < 0) seenSame = slot;
+			if (!seen && unseen < 0) unseen = slot;
 		}
+		if (seenSame >= 0)
+			return { slot: seenSame, before: stateOf(this.valueAt(seenSame)), again: true };
 		if (unseen >= 0) return this.claim(unseen);
-		if (seenSame >= 0) return this.claim(seenSame);
 		return { slot: this.add(key, SEEN) };
 	}
 
-	/** Records `signature` (and whether its ended attempt is held back) in `slot`. */
-	set(slot: number, signature: number, held = false): void {
-		this.setValue(slot, SEEN | (held ? HELD : 0) | (signature & SIGNATURE));
+	/** Records the state of `slot`, read in this sweep. */
+	set(slot: number, state: RecordState): void {
+		const value =
+			SEEN +
+			((state.held ? HELD : 0) |
+				((state.lastEnded & 0xf) << LAST_SHIFT) |
+				(state.signature & SIGNATURE));
+		this.setValue(slot, value);
 	}
 
 	/** The signatures of the records read in this sweep. */
 	*seenSignatures(): Generator<number> {
-		for (const value of this.values) if (value & SEEN) yield value & SIGNATURE;
-		for (const value of this.addedValues) if (value & SEEN) yield value & SIGNATURE;
+		for (const value of this.values) if (value >= SEEN) yield value & SIGNATURE;
+		for (const value of this.addedValues) if (value >= SEEN) yield value & SIGNATURE;
+	}
+
+	private keyOf(phoneNumber: string): number {
+		const digits = digitsKey(phoneNumber);
+		if (digits !== undefined) return digits;
+		this.otherKeys ??= new Map(this.others.map((text, i) => [text, i]));
+		let place = this.otherKeys.get(phoneNumber);
+		if (place === undefined) {
+			place = this.others.length;
+			this.others.push(phoneNumber);
+			this.otherKeys.set(phoneNumber, place);
+		}
+		return OTHER_KEYS + place;
 	}
 
 	/** The slots of a key, in their order: the stored ones (by binary search), then those added. */
@@ -170,10 +314,10 @@ export class CallTable {
 		else this.addedValues[slot - stored] = value;
 	}
 
-	private claim(slot: number): { slot: number; before: RecordState } {
+	private claim(slot: number): FoundRecord {
 		const value = this.valueAt(slot);
-		this.setValue(slot, value | SEEN);
-		return { slot, before: { signature: value & SIGNATURE, held: (value & HELD) !== 0 } };
+		this.setValue(slot, value >= SEEN ? value : value + SEEN);
+		return { slot, before: stateOf(value) };
 	}
 
 	private add(key: number, value: number): number {

@@ -1,8 +1,13 @@
 import type { Failure, IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { listPages, MAX_PAGE_SIZE } from '../../shared/pagination';
-import { pollError, rethrowUnlessTimeUp, timeForAnotherRead } from '../../shared/poll';
+import {
+	failsThePoll,
+	pollError,
+	rethrowUnlessTimeUp,
+	timeForAnotherRead,
+} from '../../shared/poll';
 import { PollTimeUp } from '../../shared/pollClock';
 import { path } from '../../shared/transport';
 
@@ -23,7 +28,7 @@ export interface CampaignSummary extends IDataObject {
 /** A campaign the trigger reads the data of. */
 export interface WatchedCampaign {
 	campaign: CampaignSummary;
-	/** Its records as last read: a CallTable's text (callState.ts), 9 bytes a record. */
+	/** Its records as last read: a CallTable's text (callState.ts). */
 	table: string;
 	/** The sweep under way, or null: the next read starts at the first page. */
 	cursor: SweepCursor | null;
@@ -34,10 +39,10 @@ export interface WatchedCampaign {
 	/**
 	 * Being read for the baseline (what its data held when watching began), which is spread over
 	 * polls by their time: nothing of it is reported, but an attempt that ended at or after `since`
-	 * by the record's own time (callRecords.ts, endedAt).
+	 * by the record's own time (callRecords.ts, endedAt), against the API's clock.
 	 */
 	silent?: boolean;
-	/** When watching began (ms), for a silent read. */
+	/** When watching began (ms) by the API's clock (its Date header; n8n's without one), for a silent read. */
 	since?: number;
 }
 
@@ -50,9 +55,9 @@ export const dataPath = (campaignId: string) => path`/voice/campaigns/${campaign
  * poll's time stopped it (no other read fits in this poll). A campaign gone (404)
  * reads as no records. `readBefore`: whether this poll read a page already (when its time ends
  * before the first page here, that page is read at the next poll; with nothing read, it fails).
- * A request that fails ends the sweep with `failed`: what was read before it stands, and the
- * cursor is where to go on. An answer the trigger cannot read fails the poll (it is the same for
- * every campaign).
+ * A failure of this campaign's own (403, an answer the trigger cannot read) ends the sweep with
+ * `failed`: what was read before it stands, and the cursor is where to go on. A failure of the
+ * API or the credential (failsThePoll: 429, 5xx, timeouts, network) fails the poll.
  */
 export async function sweepCampaign(
 	context: IPollFunctions,
@@ -89,10 +94,13 @@ export async function sweepCampaign(
 			if (requests >= budget) return stopped();
 		}
 	} catch (error) {
-		if (error instanceof NodeApiError) return { ...stopped(), failed: error };
-		if (!(error instanceof PollTimeUp)) throw pollError(context, error);
-		rethrowUnlessTimeUp(error, readBefore || requests > 0);
-		return { ...stopped(), timeUp: true };
+		if (error instanceof PollTimeUp) {
+			rethrowUnlessTimeUp(error, readBefore || requests > 0);
+			return { ...stopped(), timeUp: true };
+		}
+		// An outage, a 429, a credential refused: the poll's failure, once, whatever campaign met it.
+		if (failsThePoll(error)) throw pollError(context, error);
+		return { ...stopped(), failed: error };
 	}
 	// The page loop ended without a page (an API that repeated a page it had sent).
 	return { requests, complete: true, cursor: null };

@@ -118,12 +118,16 @@ export async function campaignsCreatedSince(
 }
 
 /** Every campaign now pending or in progress: one request per status while there are ≤ 100 of each. */
-export async function activeCampaigns(context: IPollFunctions): Promise<Campaign[]> {
+export async function activeCampaigns(
+	context: IPollFunctions,
+	answerDate?: (ms: number) => void,
+): Promise<Campaign[]> {
 	const lists = await Promise.all(
 		ACTIVE_STATUSES.map((status) =>
 			apiRequestAllItems.call(context, path`/voice/campaigns`, {
 				returnAll: true,
 				qs: { status, sort: 'desc' },
+				answerDate,
 				// An API that ignores the filter must not make finished campaigns look active.
 				keep: (campaign) => campaign.status === status,
 			}),
@@ -132,8 +136,14 @@ export async function activeCampaigns(context: IPollFunctions): Promise<Campaign
 	return lists.flat().map(asCampaign);
 }
 
-export async function campaignBaseline(context: IPollFunctions): Promise<CampaignWatchState> {
-	const [newest, active] = await Promise.all([newestCampaigns(context), activeCampaigns(context)]);
+export async function campaignBaseline(
+	context: IPollFunctions,
+	answerDate?: (ms: number) => void,
+): Promise<CampaignWatchState> {
+	const [newest, active] = await Promise.all([
+		newestCampaigns(context),
+		activeCampaigns(context, answerDate),
+	]);
 	return {
 		active: Object.fromEntries(active.map((c) => [c.id, c.status])),
 		newest: markerOf(newest, null),
