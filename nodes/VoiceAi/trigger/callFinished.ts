@@ -146,15 +146,15 @@ function reportRecords(
 		}
 		const { slot, before, again } = table.find(call.phoneNumber, call.signature);
 		if (again) continue;
-		const silent = watched.silent === true;
+		// A record of a campaign watched since the baseline read for the first time (in its first
+		// read, or later when pages that shifted hid it then): what it shows ended before watching
+		// began unless its own time says otherwise.
+		const firstRead = !before && watched.since !== undefined;
 		const news =
-			silent &&
-			call.ended &&
-			call.endedAt !== undefined &&
-			call.endedAt > (watched.since ?? Infinity);
-		const last = before ? before.lastEnded : firstLastEnded(call, silent, news);
+			firstRead && call.ended && call.endedAt !== undefined && call.endedAt > watched.since!;
+		const last = before ? before.lastEnded : firstLastEnded(call, firstRead, news);
 		const changed = !before || before.signature !== call.signature;
-		const due = silent ? news : call.ended && (changed || before?.held === true);
+		const due = firstRead ? news : call.ended && (changed || before?.held === true);
 		let held = false;
 		let reported = false;
 		if (due) {
@@ -265,7 +265,6 @@ async function readData(
 		} else if (!sweep.complete) outcome.set(id, 'partial');
 		else {
 			delete entry.silent;
-			delete entry.since;
 			outcome.set(id, 'swept');
 			if (entry.ended) {
 				const reads = (entry.endedReads ?? 0) + 1;

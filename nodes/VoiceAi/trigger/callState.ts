@@ -15,6 +15,9 @@
  * number that is not written in digits is kept whole beside them.
  */
 
+/** Bits of state a record keeps beside its number's key (docs/triggers.md). */
+export const STATE_BITS = 32;
+
 /** The stored text's format: a text of another format is read as no records. */
 const FORMAT = 3;
 
@@ -23,6 +26,26 @@ const HELD = 1 << 30;
 const LAST_SHIFT = 26;
 const LAST = 0xf << LAST_SHIFT;
 const SIGNATURE = (1 << 26) - 1;
+/** Of a signature (callRecords.ts): which attempt (attempts and calledAt), and its status. */
+const ATTEMPT = (1 << 23) - 1;
+const STATUS_SHIFT = 23;
+/** Status codes up to this one have not ended: none, `pending`, `calling`. */
+const CALLING = 2;
+
+const attemptsOf = (signature: number) => (signature >>> 19) & 0xf;
+const hasEnded = (signature: number) => signature >>> STATUS_SHIFT > CALLING;
+
+/**
+ * Whether a record stored as `stored` can have become `signature`: its attempts (modulo 16) go
+ * forward, past an attempt that had ended. When either says no attempts (0: pending, or records
+ * without the field), nothing tells, and it can.
+ */
+function canMoveOn(stored: number, signature: number): boolean {
+	const [from, to] = [attemptsOf(stored), attemptsOf(signature)];
+	if (from === 0 || to === 0) return true;
+	const ahead = (((to - from) % 16) + 16) % 16;
+	return ahead <= 8 && (ahead > 0 || !hasEnded(stored));
+}
 
 /** Keys of numbers written in digits are below this; others are OTHER_KEYS + their place in `others`. */
 const OTHER_KEYS = 2 ** 51;
@@ -239,25 +262,41 @@ export class CallTable {
 	 * 2. one read in this sweep with that signature: the same record read again (`again`), as
 	 *    when a record moves to another page while the pages are read; nothing changes;
 	 * 3. one not read in this sweep: it has moved on (its own; for a number listed twice, the
-	 *    listing not read yet);
-	 * 4. a new slot: a record not read before (or the number's next listing).
+	 *    listing not read yet) and can have become this one (canMoveOn): first one with this
+	 *    attempt (the same attempts and calledAt) in another status, then one being called or
+	 *    pending, then any;
+	 * 4. one read in this sweep that can have become this one: the record changed after it was
+	 *    read and was met again (a changed record moved, and others pushed it to a later page);
+	 * 5. a new slot: a record not read before (or the number's next listing).
 	 * The slot is marked as read in this sweep.
 	 */
 	find(phoneNumber: string, signature: number): FoundRecord {
 		const key = this.keyOf(phoneNumber);
-		let unseen = -1;
 		let seenSame = -1;
+		let seenMoved = -1;
+		let sameAttempt = -1;
+		let open = -1;
+		let unseen = -1;
 		for (const slot of this.slotsOf(key)) {
 			const value = this.valueAt(slot);
-			const seen = value >= SEEN;
-			const same = (value & SIGNATURE) === signature;
-			if (!seen && same) return this.claim(slot);
-			if (seen && same && seenSame < 0) seenSame = slot;
-			if (!seen && unseen < 0) unseen = slot;
+			const stored = value & SIGNATURE;
+			if (value >= SEEN) {
+				if (stored === signature && seenSame < 0) seenSame = slot;
+				else if (seenMoved < 0 && canMoveOn(stored, signature)) seenMoved = slot;
+				continue;
+			}
+			if (stored === signature) return this.claim(slot);
+			if (!canMoveOn(stored, signature)) continue;
+			if (sameAttempt < 0 && (stored & ATTEMPT) === (signature & ATTEMPT)) sameAttempt = slot;
+			if (open < 0 && stored >>> STATUS_SHIFT <= CALLING) open = slot;
+			if (unseen < 0) unseen = slot;
 		}
-		if (seenSame >= 0)
+		if (seenSame >= 0) {
 			return { slot: seenSame, before: stateOf(this.valueAt(seenSame)), again: true };
-		if (unseen >= 0) return this.claim(unseen);
+		}
+		const moved = sameAttempt >= 0 ? sameAttempt : open >= 0 ? open : unseen;
+		if (moved >= 0) return this.claim(moved);
+		if (seenMoved >= 0) return { slot: seenMoved, before: stateOf(this.valueAt(seenMoved)) };
 		return { slot: this.add(key, SEEN) };
 	}
 

@@ -42,7 +42,11 @@ export interface WatchedCampaign {
 	 * by the record's own time (callRecords.ts, endedAt), against the API's clock.
 	 */
 	silent?: boolean;
-	/** When watching began (ms) by the API's clock (its Date header; n8n's without one), for a silent read. */
+	/**
+	 * When watching began (ms) by the API's clock (its Date header; n8n's without one), for a
+	 * campaign watched since the baseline: a record of it read for the first time, in the first
+	 * read or after it, is judged by it.
+	 */
 	since?: number;
 }
 
