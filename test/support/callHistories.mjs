@@ -35,8 +35,14 @@ export const worldArbitrary = ({ shapes, orders, duplicates }) =>
 	fc
 		.record({
 			shape: fc.constantFrom(...shapes),
+			// What calledAt stamps (docs/api.md leaves it open): the call's start, or, once the call
+			// ended, the moment that makes calledAt + durationSeconds its end (moved back, as the
+			// sandbox does, when the duration leaves out the ringing).
+			calledAt: fc.constantFrom('start', 'movedBack'),
 			order: fc.constantFrom(...orders),
 			pageSize: fc.integer({ min: 1, max: 3 }),
+			// How long the API takes to answer, in the model's time: slow pages cut polls short.
+			latencyMs: fc.constantFrom(0, 1000, 4000),
 			budget: fc.integer({ min: 1, max: 3 }),
 			listings: fc.array(
 				fc.record({
@@ -60,6 +66,10 @@ export const worldArbitrary = ({ shapes, orders, duplicates }) =>
 					w.listings.every((l) => w.listings.filter((o) => o.number === l.number).length <= 2)) ||
 				new Set(w.listings.map((l) => l.number)).size === w.listings.length,
 		);
+
+/** The calledAt a record shows for an attempt (moved back: the call talked for the last second). */
+export const shownCalledAt = (world, attempt) =>
+	world.calledAt === 'movedBack' && attempt.end !== undefined ? attempt.end - 1000 : attempt.start;
 
 /** The API of one campaign as the world makes it, with every attempt's truth. */
 export function simulatedApi(world) {
@@ -97,6 +107,7 @@ export function simulatedApi(world) {
 			step(open[(world.schedule[tape++] ?? tape) % open.length]);
 		}
 	};
+	const calledAt = (attempt) => shownCalledAt(world, attempt);
 	const record = (l) => {
 		const last = l.attempts[l.attempts.length - 1];
 		const status = !last ? 'pending' : last.end === undefined ? 'calling' : last.status;
@@ -104,8 +115,8 @@ export function simulatedApi(world) {
 			phoneNumber: l.number,
 			status,
 			attempts: last ? last.n : 0,
-			...(last ? { calledAt: new Date(last.start).toISOString() } : {}),
-			...(last?.end !== undefined ? { durationSeconds: (last.end - last.start) / 1000 } : {}),
+			...(last ? { calledAt: new Date(calledAt(last)).toISOString() } : {}),
+			...(last?.end !== undefined ? { durationSeconds: (last.end - calledAt(last)) / 1000 } : {}),
 		});
 	};
 	const api = {
@@ -115,15 +126,17 @@ export function simulatedApi(world) {
 		served: [],
 		pollServed: new Map(),
 		done: () => listings.every((l) => l.steps.length === 0),
+		now: () => now,
 		happen,
 		listings,
 		respond(options) {
 			answers++;
+			now += world.latencyMs;
 			happen(world.eventsPerAnswer[answers % world.eventsPerAnswer.length]);
 			if (world.failAt.includes(answers)) throw httpError(503, { message: 'Service Unavailable' });
 			const body = api.body(options);
 			if (!options.returnFullResponse) return body;
-			api.since ??= now;
+			api.pollSince ??= now;
 			return { body, headers: { date: new Date(now).toUTCString() }, statusCode: 200 };
 		},
 		body({ url, qs = {} }) {
@@ -165,26 +178,44 @@ export function simulatedApi(world) {
  * completes and polls go on until the trigger stops reading it. Resolves to the items and what
  * the model expects.
  */
-export async function run(world, params = {}) {
+export async function run(world, params = {}, log = undefined) {
 	const api = simulatedApi(world);
 	const staticData = {};
 	let node = new VoiceAiTrigger();
 	const items = [];
 	const firstServed = new Map();
+	/** What the polls that succeeded were served of each listing, in order. */
+	const served = new Map();
 	let failedPolls = 0;
 	const poll = async () => {
 		api.pollServed = new Map();
+		api.pollSince = undefined;
 		const { context } = scriptedPoll((options) => api.respond(options), {
 			params: { event: 'callFinished', dataRequestsPerPoll: world.budget, ...params },
 			staticData,
 		});
 		try {
-			const result = await node.poll.call(context);
+			// n8n's clock is the model's: a poll's time runs out when the model's answers took
+			// longer than its budget (each event between answers is 2 s), and reading stops there.
+			const realNow = Date.now;
+			Date.now = () => api.now();
+			let result;
+			try {
+				result = await node.poll.call(context);
+			} finally {
+				Date.now = realNow;
+			}
 			items.push(...(result ? result[0].map((i) => i.json) : []));
+			log?.({ api, staticData, items: result ? result[0].map((i) => i.json) : [] });
 		} catch (error) {
 			assert.equal(error.failure?.cause, 'temporarily-unavailable', error.message);
 			failedPolls++;
 			return false;
+		}
+		// Watching began with the first poll that succeeded, at its first dated answer.
+		api.since ??= api.pollSince;
+		for (const [index, states] of api.pollServed) {
+			served.set(index, [...(served.get(index) ?? []), ...states]);
 		}
 		for (const [index, states] of api.pollServed)
 			if (!firstServed.has(index)) firstServed.set(index, states[0]);
@@ -206,7 +237,7 @@ export async function run(world, params = {}) {
 		undefined,
 		'the completed campaign is read to its end',
 	);
-	return { api, items, firstServed, failedPolls };
+	return { api, items, firstServed, served, failedPolls };
 }
 
 /**

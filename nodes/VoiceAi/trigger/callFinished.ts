@@ -27,11 +27,14 @@ interface CallWatchState {
 	watched: Record<string, WatchedCampaign>;
 	/** Whose turn it is: the watched campaigns in the order their data is read. */
 	queue: string[];
+	/**
+	 * Attempts that ended while the first poll read (it emits nothing): handed over by the next
+	 * poll, first. A few, at most what ended during one poll.
+	 */
+	waiting?: IDataObject[];
 }
 
 interface CallSettings {
-	/** The poll hands its items over (not the first poll's, which emits none). */
-	emits?: boolean;
 	chosen?: string[];
 	outcomes: string[];
 	finalOnly: boolean;
@@ -123,10 +126,9 @@ function badRecord(campaign: CampaignSummary, error: unknown): InputError {
  * What a page of a watched campaign's data reports, the records' state changed in `table`: an
  * ended attempt not reported before (Every Attempt), or an answered call and, once the campaign
  * has ended, each number's last attempt held back (Final Outcome Only). A record read again in
- * the same sweep (pages that shifted) is skipped. A first read (silent) records what is there and
- * reports only the attempts that ended after watching began; an attempt due while the poll emits
- * nothing (the first) is held and reported by the next read of it. A record that cannot be read
- * is returned in `bad` (the first of the page), and the others go on.
+ * the same sweep (pages that shifted) is skipped. A record read for the first time in a campaign
+ * watched since the baseline reports only an attempt that ended after watching began. A record
+ * that cannot be read is returned in `bad` (the first of the page), and the others go on.
  */
 function reportRecords(
 	watched: WatchedCampaign,
@@ -159,7 +161,7 @@ function reportRecords(
 		let reported = false;
 		if (due) {
 			const waits = settings.finalOnly && call.status !== 'answered' && !watched.ended;
-			if (!settings.emits || waits) held = true;
+			if (waits) held = true;
 			else {
 				reported = true;
 				if (settings.outcomes.length === 0 || settings.outcomes.includes(call.status)) {
@@ -206,9 +208,16 @@ async function baseline(context: IPollFunctions, settings: CallSettings): Promis
 			since,
 		};
 	}
-	// A campaign that cannot be read is read again at the next poll (and reported then).
-	return (await readData(context, settings, { campaigns, watched, queue: Object.keys(watched) }))
-		.state;
+	// A campaign that cannot be read is read again at the next poll (and reported then); a record
+	// that cannot be read shows at activation, where the trigger is being set up.
+	const first = await readData(context, settings, {
+		campaigns,
+		watched,
+		queue: Object.keys(watched),
+	});
+	const bad = first.failures.find((failure) => failure instanceof InputError);
+	if (bad) throw bad;
+	return { ...first.state, ...(first.items.length ? { waiting: first.items } : {}) };
 }
 
 /**
@@ -349,7 +358,9 @@ async function poll(
 		// Active at the last poll and gone now (deleted): nothing more to read.
 		if (!now.has(id) && !unresolved.has(id) && id in previous.campaigns.active) delete watched[id];
 	}
-	return await readData(context, settings, { campaigns, watched, queue });
+	const read = await readData(context, settings, { campaigns, watched, queue });
+	// What ended while the first poll read comes first.
+	return { ...read, items: [...(previous.waiting ?? []), ...read.items] };
 }
 
 /** Fetch Test Event: an ended call of one of the newest campaigns, as the event gives it. */
@@ -382,7 +393,7 @@ export async function pollCallFinished(
 	const key = `callFinished3:${settings.finalOnly ? 'final' : 'every'}:${settings.chosen?.join(',') ?? '*'}`;
 	return await runPoll<CallWatchState>(context, key, {
 		baseline: async () => await baseline(context, settings),
-		poll: async (state) => await poll(context, { ...settings, emits: true }, state),
+		poll: async (state) => await poll(context, settings, state),
 		sample: async () => await sample(context, settings),
 	});
 }

@@ -37,14 +37,16 @@ const hasEnded = (signature: number) => signature >>> STATUS_SHIFT > CALLING;
 
 /**
  * Whether a record stored as `stored` can have become `signature`: its attempts (modulo 16) go
- * forward, past an attempt that had ended. When either says no attempts (0: pending, or records
- * without the field), nothing tells, and it can.
+ * forward, or stay while the attempt had not ended (its calledAt may move when it ends); a record
+ * that said its attempts never says none again. Pending (0 attempts, or records without the
+ * field) moves on to anything.
  */
 function canMoveOn(stored: number, signature: number): boolean {
 	const [from, to] = [attemptsOf(stored), attemptsOf(signature)];
-	if (from === 0 || to === 0) return true;
+	if (to === 0) return from === 0;
+	if (from === 0) return true;
 	const ahead = (((to - from) % 16) + 16) % 16;
-	return ahead <= 8 && (ahead > 0 || !hasEnded(stored));
+	return ahead > 0 ? ahead <= 8 : !hasEnded(stored);
 }
 
 /** Keys of numbers written in digits are below this; others are OTHER_KEYS + their place in `others`. */
@@ -202,23 +204,9 @@ export class CallTable {
 
 	/** The records sorted by key, as text. */
 	encode(): string {
-		const keys: number[] = [];
-		const values: number[] = [];
-		const added = Array.from({ length: this.addedKeys.length }, (_, i) => i).sort(
-			(a, b) => this.addedKeys[a] - this.addedKeys[b] || a - b,
-		);
-		let j = 0;
-		const take = (key: number, value: number) => {
-			keys.push(key);
-			values.push(value);
-		};
-		for (let i = 0; i < this.keys.length; i++) {
-			for (; j < added.length && this.addedKeys[added[j]] < this.keys[i]; j++) {
-				take(this.addedKeys[added[j]], this.addedValues[added[j]]);
-			}
-			take(this.keys[i], this.values[i]);
-		}
-		for (; j < added.length; j++) take(this.addedKeys[added[j]], this.addedValues[added[j]]);
+		const all = this.entries();
+		const keys = all.map(([key]) => key);
+		const values = all.map(([, value]) => value);
 		const mean = keys.length > 1 ? (keys[keys.length - 1] - keys[0]) / (keys.length - 1) : 1;
 		const rice = Math.max(0, Math.min(KEY_BITS, Math.floor(Math.log2(Math.max(1, mean)))));
 		const writer = new BitWriter();
@@ -245,6 +233,23 @@ export class CallTable {
 		return `${binary}|${Buffer.from(JSON.stringify(this.others)).toString('base64')}`;
 	}
 
+	/** [key, value] of every record, sorted by key (a number's listings in their order). */
+	private entries(): Array<[number, number]> {
+		const all: Array<[number, number]> = [];
+		const added = Array.from({ length: this.addedKeys.length }, (_, i) => i).sort(
+			(a, b) => this.addedKeys[a] - this.addedKeys[b] || a - b,
+		);
+		let j = 0;
+		for (let i = 0; i < this.keys.length; i++) {
+			for (; j < added.length && this.addedKeys[added[j]] < this.keys[i]; j++) {
+				all.push([this.addedKeys[added[j]], this.addedValues[added[j]]]);
+			}
+			all.push([this.keys[i], this.values[i]]);
+		}
+		for (; j < added.length; j++) all.push([this.addedKeys[added[j]], this.addedValues[added[j]]]);
+		return all;
+	}
+
 	get size(): number {
 		return this.keys.length + this.addedKeys.length;
 	}
@@ -256,48 +261,60 @@ export class CallTable {
 	}
 
 	/**
-	 * The slot of a record of `phoneNumber` read now with `signature`, and how it matched. Of the slots of its
-	 * number, in this order:
+	 * The slot of a record of `phoneNumber` read now with `signature`, and how it matched. Of the
+	 * slots of its number, in this order:
 	 * 1. one not read in this sweep with that signature: unchanged;
 	 * 2. one read in this sweep with that signature: the same record read again (`again`), as
-	 *    when a record moves to another page while the pages are read; nothing changes;
-	 * 3. one not read in this sweep: it has moved on (its own; for a number listed twice, the
-	 *    listing not read yet) and can have become this one (canMoveOn): first one with this
-	 *    attempt (the same attempts and calledAt) in another status, then one being called or
-	 *    pending, then any;
-	 * 4. one read in this sweep that can have become this one: the record changed after it was
-	 *    read and was met again (a changed record moved, and others pushed it to a later page);
-	 * 5. a new slot: a record not read before (or the number's next listing).
+	 *    when a record moves to another page while the pages are read; nothing changes (two
+	 *    listings of a number alike in every field are one record until they differ);
+	 * 3. one that can have become this one (canMoveOn; the likelier of several): not read in this
+	 *    sweep, it has moved on; read in this sweep, the record changed after it was read and was
+	 *    met again on a later page. With this very attempt (the same attempts and calledAt) in
+	 *    another status first, then one not read in this sweep;
+	 * 4. a new slot: a record not read before, or a listing of a number listed twice (no slot of
+	 *    it can have become this record).
 	 * The slot is marked as read in this sweep.
 	 */
 	find(phoneNumber: string, signature: number): FoundRecord {
 		const key = this.keyOf(phoneNumber);
 		let seenSame = -1;
-		let seenMoved = -1;
-		let sameAttempt = -1;
-		let open = -1;
+		let seen = -1;
 		let unseen = -1;
 		for (const slot of this.slotsOf(key)) {
 			const value = this.valueAt(slot);
 			const stored = value & SIGNATURE;
 			if (value >= SEEN) {
-				if (stored === signature && seenSame < 0) seenSame = slot;
-				else if (seenMoved < 0 && canMoveOn(stored, signature)) seenMoved = slot;
+				if (stored === signature) seenSame = seenSame < 0 ? slot : seenSame;
+				else if (canMoveOn(stored, signature)) seen = this.likelier(seen, slot, signature);
 				continue;
 			}
 			if (stored === signature) return this.claim(slot);
-			if (!canMoveOn(stored, signature)) continue;
-			if (sameAttempt < 0 && (stored & ATTEMPT) === (signature & ATTEMPT)) sameAttempt = slot;
-			if (open < 0 && stored >>> STATUS_SHIFT <= CALLING) open = slot;
-			if (unseen < 0) unseen = slot;
+			if (canMoveOn(stored, signature)) unseen = this.likelier(unseen, slot, signature);
 		}
 		if (seenSame >= 0) {
 			return { slot: seenSame, before: stateOf(this.valueAt(seenSame)), again: true };
 		}
-		const moved = sameAttempt >= 0 ? sameAttempt : open >= 0 ? open : unseen;
-		if (moved >= 0) return this.claim(moved);
-		if (seenMoved >= 0) return { slot: seenMoved, before: stateOf(this.valueAt(seenMoved)) };
+		const sameAttempt = (slot: number) =>
+			slot >= 0 && (this.valueAt(slot) & ATTEMPT) === (signature & ATTEMPT);
+		if (sameAttempt(unseen) || (unseen >= 0 && !sameAttempt(seen))) return this.claim(unseen);
+		// Read in this sweep and changed since: the record met again on a later page.
+		if (seen >= 0) return { slot: seen, before: stateOf(this.valueAt(seen)) };
 		return { slot: this.add(key, SEEN) };
+	}
+
+	/**
+	 * Of two slots of a number listed twice that a record can have moved on from, the likelier:
+	 * the one with this very attempt, else the closest before it (the most attempts; ended rather
+	 * than being called), else the first (a number's listings keep their order).
+	 */
+	private likelier(current: number, slot: number, signature: number): number {
+		if (current < 0) return slot;
+		const a = this.valueAt(current) & SIGNATURE;
+		const b = this.valueAt(slot) & SIGNATURE;
+		const same = (sig: number) => (sig & ATTEMPT) === (signature & ATTEMPT);
+		if (same(a) !== same(b)) return same(a) ? current : slot;
+		const progress = (sig: number) => attemptsOf(sig) * 2 + (hasEnded(sig) ? 1 : 0);
+		return progress(b) > progress(a) ? slot : current;
 	}
 
 	/** Records the state of `slot`, read in this sweep. */

@@ -1,7 +1,7 @@
 // Voice AI Trigger, Call Finished at scale, in a running n8n (triggers/polling.mjs says how n8n
 // polls). Four timelines side by side, each on a sandbox of its own (its log tells its polls apart),
 // the workflows activated together:
-// - broken: one workflow on three campaigns, one of which answers 500 on every read of its data
+// - broken: one workflow on three campaigns, one of which answers 403 on every read of its data
 //   after the baseline: the other two report, each poll that could not read it is a failed
 //   execution naming it; once it reads again, its results come once.
 // - first read: 3,000 numbers on an API that answers each request in 1.5 s, so that reading its 30
@@ -131,7 +131,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		endedSinceWatching(sandbox, campaigns[name], atActivation.records[name], atActivation);
 
 	/**
-	 * Broken: B's data answers 500 from the first scheduled poll on, for two polls, while all three
+	 * Broken: B's data answers 403 (refused: the campaign's own failure, not an outage) from the first scheduled poll on, for two polls, while all three
 	 * campaigns call on (two steps a poll: every attempt stays readable for a poll); then B reads
 	 * again, and all three run to their end.
 	 */
@@ -143,7 +143,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 			for (const campaign of [h1, h2, b]) sandbox.stepCalls(2, campaign.id);
 		};
 		await afterNextPoll(sandbox, [full], { since: [0], describe });
-		sandbox.failCampaignData(b.id);
+		sandbox.failCampaignData(b.id, 403);
 		step();
 		for (let poll = 0; poll < 2; poll++) {
 			await afterNextPoll(sandbox, [full], { describe });
@@ -304,7 +304,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 		run.calling = settle(driveEndsWhileCalling());
 	});
 
-	it('a campaign whose data answers 500 beside two healthy ones: theirs arrive, failed executions name it, and once healed its results come once', async (t) => {
+	it('a campaign whose data answers 403 beside two healthy ones: theirs arrive, failed executions name it, and once healed its results come once', async (t) => {
 		const { healedAt } = await outcome(run.broken);
 		const { sandbox } = suite;
 		const { h1, h2, b } = campaigns;

@@ -242,7 +242,7 @@ describe('Voice AI Trigger: Call Finished', () => {
 		assert.deepEqual((await w.poll()).items, []);
 	});
 
-	it('a campaign whose data fails is a failed execution of its own, naming it; the others report; once healed, its results come once', async () => {
+	it('a campaign whose data the API refuses (403) is a failed execution of its own, naming it; the others report; once healed, its results come once', async () => {
 		const { sandbox } = env;
 		let broken;
 		const w = watch(
@@ -251,7 +251,7 @@ describe('Voice AI Trigger: Call Finished', () => {
 			{
 				wrapHttp: (http) => async (type, options) => {
 					if (broken && String(options.url).endsWith(`/campaigns/${broken.id}/data`))
-						throw apiError(500, { message: 'data store down' });
+						throw apiError(403, { message: 'campaign locked' });
 					return http(type, options);
 				},
 			},
@@ -270,8 +270,8 @@ describe('Voice AI Trigger: Call Finished', () => {
 				failure.message,
 				/The call data of campaign "Broken" \(cmp_[^)]+\) could not be read/,
 			);
-			assert.match(failure.description, /data store down/);
-			assert.deepEqual(failure.failure, { cause: 'temporarily-unavailable' });
+			assert.match(failure.description, /campaign locked/);
+			assert.deepEqual(failure.failure, { cause: 'configuration-invalid' });
 		}
 		assert.ok(items.length > 0 && items.every((i) => i.campaignId === healthy.id));
 		const brokenId = broken.id;
