@@ -1,3 +1,4 @@
+import * as workflow from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { RequestFailure } from './errors';
@@ -174,37 +175,93 @@ export function markAnswered(
 	}
 }
 
+type AbortableSleep = (ms: number, signal: AbortSignal) => Promise<void>;
+/**
+ * A sleep that a signal cuts short: n8n-workflow 2.x's `sleep` takes the signal; 1.x's ignores it
+ * and exports `sleepWithAbort` instead (2.x no longer does). Either rejects when cut short.
+ */
+export function abortableSleepOf(module: object): AbortableSleep {
+	const { sleepWithAbort } = module as { sleepWithAbort?: AbortableSleep };
+	return typeof sleepWithAbort === 'function' ? sleepWithAbort : sleep;
+}
+const sleepUnlessAborted = abortableSleepOf(workflow);
+
+/** A caller waiting for a request slot. */
+interface Turn {
+	/** Past this moment the turn is of no use (a poll's time would be up): it is given up. */
+	readonly latestStart: number;
+	readonly resolve: (slot: RequestSlot | null) => void;
+}
+
+/** One process's pacer for one credential, with the turns waiting for it in order. */
+export interface Pacer extends PacerState {
+	waiting: Turn[];
+	/** The one timer a pacer runs, while turns wait: when it ends and how to cut it short. */
+	nap?: { until: number; stop: AbortController };
+}
+
 /** One process's pacer per credential (base URL and client ID). */
-const pacers = new Map<string, PacerState & { queue: Promise<unknown> }>();
+const pacers = new Map<string, Pacer>();
 
 export interface RequestSlot {
-	readonly pacer: PacerState;
+	readonly pacer: Pacer;
 	readonly sentAt: number;
 	settled: boolean;
 }
 
-async function takeSlotWhenFree(
-	pacer: PacerState,
-	latestStart: number,
-): Promise<RequestSlot | null> {
+/**
+ * Hands out what the pacer allows now, in order, and gives up every turn that would come after its
+ * latest start: the first turn's delay is the least any turn behind it waits, so a turn is given
+ * up as soon as that passes its latest start, and at the latest when its latest start comes (the
+ * pacer wakes by then, as it wakes for the first turn). A turn given up leaves the queue: it takes
+ * no place later and holds up no one. Called whenever the queue or the pacer changes.
+ */
+function serveTurns(pacer: Pacer): void {
 	for (;;) {
 		const now = Date.now();
-		const delay = sendDelay(pacer, now);
-		// A turn that comes too late is not taken: the next in the queue goes on at once.
-		if (now + Math.max(0, delay) > latestStart) return null;
-		if (delay <= 0) {
-			markSent(pacer, now);
-			return { pacer, sentAt: now, settled: false };
-		}
-		await sleep(delay);
+		const delay = Math.max(0, sendDelay(pacer, now));
+		pacer.waiting = pacer.waiting.filter((turn) => {
+			if (now + delay <= turn.latestStart) return true;
+			turn.resolve(null);
+			return false;
+		});
+		const first = pacer.waiting[0];
+		if (!first) return stopNap(pacer);
+		if (delay > 0) return napUntil(pacer, now + delay);
+		pacer.waiting.shift();
+		markSent(pacer, now);
+		first.resolve({ pacer, sentAt: now, settled: false });
 	}
+}
+
+/** Sleeps until `until` and serves the turns then, unless the current nap wakes sooner. */
+function napUntil(pacer: Pacer, until: number): void {
+	if (pacer.nap && pacer.nap.until <= until) return;
+	stopNap(pacer);
+	const nap = { until, stop: new AbortController() };
+	pacer.nap = nap;
+	sleepUnlessAborted(until - Date.now(), nap.stop.signal).then(
+		() => {
+			if (pacer.nap !== nap) return;
+			pacer.nap = undefined;
+			serveTurns(pacer);
+		},
+		// Cut short: the queue emptied, or a nearer nap took over.
+		() => undefined,
+	);
+}
+
+function stopNap(pacer: Pacer): void {
+	pacer.nap?.stop.abort();
+	pacer.nap = undefined;
 }
 
 /**
  * Waits for this credential's turn (0 or less: no pacing) and takes it. Executions of one process
  * queue in order; what they may send adapts to the 429s they meet, never above `perMinute`.
  * Hand the slot to `settleRequestSlot` when the answer comes. Null: the turn would come after
- * `latestStart` (a poll whose time would be up by then), and none was taken.
+ * `latestStart` (a poll whose time would be up by then), and none was taken; the wait ends by
+ * `latestStart` whatever the turns ahead wait for.
  */
 export async function waitForRequestSlot(
 	key: string,
@@ -213,13 +270,14 @@ export async function waitForRequestSlot(
 ): Promise<RequestSlot | undefined | null> {
 	if (!Number.isFinite(perMinute) || perMinute <= 0) return undefined;
 	const ceiling = Math.max(1, Math.floor(perMinute));
-	const pacer = pacers.get(key) ?? { ...createPacer(ceiling), queue: Promise.resolve() };
+	const pacer = pacers.get(key) ?? { ...createPacer(ceiling), waiting: [] };
 	pacers.set(key, pacer);
 	pacer.ceiling = ceiling;
 	pacer.allowance = Math.min(pacer.allowance, ceiling);
-	const turn = pacer.queue.then(async () => await takeSlotWhenFree(pacer, latestStart));
-	pacer.queue = turn;
-	return await turn;
+	return await new Promise<RequestSlot | null>((resolve) => {
+		pacer.waiting.push({ latestStart, resolve });
+		serveTurns(pacer);
+	});
 }
 
 /** Tells the pacer what a request got: nothing (2xx), or the failure (a 429 with its headers). */
@@ -236,9 +294,16 @@ export function settleRequestSlot(
 		limited,
 		pauseMs: limited ? serverPauseMs(failure.headers, now) : undefined,
 	});
+	// A server's pause may put waiting turns past their latest start; a grown rate, serve sooner.
+	if (slot.pacer.waiting.length > 0) serveTurns(slot.pacer);
 }
 
-/** Forgets every pacer (tests). */
+/** Forgets every pacer, giving up the turns still waiting (tests). */
 export function resetPacing(): void {
+	for (const pacer of pacers.values()) {
+		for (const turn of pacer.waiting) turn.resolve(null);
+		pacer.waiting = [];
+		stopNap(pacer);
+	}
 	pacers.clear();
 }

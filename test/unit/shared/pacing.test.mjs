@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
+import * as workflow from 'n8n-workflow';
+
 import {
+	abortableSleepOf,
 	createPacer,
 	markAnswered,
 	markSent,
@@ -319,5 +322,104 @@ describe('waitForRequestSlot and settleRequestSlot', () => {
 		settleRequestSlot(first);
 		assert.equal(await waitForRequestSlot('late', 1, Date.now() + 10), null);
 		assert.equal(first.pacer.inFlight, 0);
+	});
+});
+
+/** Timers the process holds (node's own test runner holds none between tests). */
+const runningTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+describe("a poll's latest start bounds its wait in the credential's queue", () => {
+	it('a poll queued behind a busy workflow is refused at its latest start, not once the turns ahead have gone', async () => {
+		// 100 a window of 20 s: at the ceiling, one request every 10 ms. 30 turns of a busy workflow
+		// are served over some 300 ms; a poll queued behind them may start no later than 60 ms on.
+		pacingSettings.windowMs = 20_000;
+		const started = Date.now();
+		const busy = Array.from({ length: 30 }, () => waitForRequestSlot('busy', 100));
+		const poll = waitForRequestSlot('busy', 100, started + 60).then((slot) => ({
+			slot,
+			ms: Date.now() - started,
+		}));
+		const after = waitForRequestSlot('busy', 100).then((slot) => ({
+			slot,
+			ms: Date.now() - started,
+		}));
+		const refused = await poll;
+		assert.equal(refused.slot, null);
+		// Given up once the turns ahead leave it less than the pace's 10 ms, by its latest start.
+		assert.ok(refused.ms >= 50, `refused after ${refused.ms} ms, while it could still start`);
+		assert.ok(refused.ms < 60 + 40, `refused after ${refused.ms} ms, its latest start was 60 ms`);
+		const slots = await Promise.all(busy);
+		const next = await after;
+		assert.ok(next.slot, 'the turn after the poll is served');
+		assert.ok(
+			next.slot.sentAt >= Math.max(...slots.map((s) => s.sentAt)),
+			'in its place, after the busy workflow',
+		);
+		assert.equal(next.slot.pacer.inFlight, 31, 'the poll took no place');
+		for (const slot of [...slots, next.slot]) settleRequestSlot(slot);
+		assert.equal(runningTimers(), 0);
+	});
+
+	it('a poll behind a turn that waits for a free place is refused at once when the pace alone starts it too late', async () => {
+		// 1 a window of 300 ms: the next place frees a window after the last answer.
+		pacingSettings.windowMs = 300;
+		settleRequestSlot(await waitForRequestSlot('full', 1));
+		const started = Date.now();
+		const ahead = waitForRequestSlot('full', 1).then((slot) => {
+			settleRequestSlot(slot);
+			return slot;
+		});
+		const refused = await waitForRequestSlot('full', 1, started + 100);
+		assert.equal(refused, null);
+		assert.ok(Date.now() - started < 50, `refused after ${Date.now() - started} ms`);
+		const slot = await ahead;
+		assert.ok(slot.sentAt - started >= 290, 'the turn ahead kept its own pace');
+		assert.equal(slot.pacer.inFlight, 0, 'the refused turn took no place');
+		assert.equal(runningTimers(), 0);
+	});
+
+	it('a turn given up takes no place later, and one served before its latest start leaves no timer behind', async () => {
+		pacingSettings.windowMs = 20_000;
+		const started = Date.now();
+		const busy = Array.from({ length: 10 }, () => waitForRequestSlot('kept', 100));
+		const givenUp = waitForRequestSlot('kept', 100, started + 20);
+		const served = waitForRequestSlot('kept', 100, started + 60_000);
+		assert.equal(await givenUp, null);
+		const slots = await Promise.all([...busy, served]);
+		assert.ok(slots.every(Boolean));
+		assert.equal(slots[0].pacer.inFlight, 11, 'ten busy turns and the poll served, nothing more');
+		for (const slot of slots) settleRequestSlot(slot);
+		// The served poll's latest start is a minute away: nothing may still wait for it.
+		assert.equal(runningTimers(), 0);
+		assert.equal(slots[0].pacer.inFlight, 0);
+	});
+
+	it("a server's pause gives up at once the waiting turns it puts past their latest start", async () => {
+		pacingSettings.windowMs = 20_000;
+		const sent = await waitForRequestSlot('paused', 100);
+		const started = Date.now();
+		const poll = waitForRequestSlot('paused', 100, started + 5_000);
+		settleRequestSlot(sent, { status: 429, headers: { 'retry-after': '10' } });
+		assert.equal(await poll, null);
+		assert.ok(Date.now() - started < 50, `refused after ${Date.now() - started} ms`);
+		assert.equal(runningTimers(), 0);
+	});
+});
+
+describe('the sleep the pacer cuts short', () => {
+	it("is n8n-workflow 2.x's sleep, which takes the signal", async () => {
+		const nap = abortableSleepOf(workflow);
+		const stop = new AbortController();
+		const started = Date.now();
+		const slept = nap(60_000, stop.signal);
+		stop.abort();
+		await assert.rejects(slept);
+		assert.ok(Date.now() - started < 1_000);
+		assert.equal(runningTimers(), 0);
+	});
+
+	it("is 1.x's sleepWithAbort where n8n-workflow has it (its sleep ignores the signal)", () => {
+		const sleepWithAbort = async () => {};
+		assert.equal(abortableSleepOf({ sleep: async () => {}, sleepWithAbort }), sleepWithAbort);
 	});
 });
