@@ -1,0 +1,292 @@
+// Call Finished, one test per defect found by driving the built trigger against a scripted API
+// (each failed before the fix): pages that shift while they are read, a number listed twice,
+// records without attempts or calledAt, numbers whose hashed keys met, an outage met by one
+// campaign, a record the trigger cannot read, and the first read judged by n8n's clock.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { retrySettings } from '../../../../nodes/shared/transport.ts';
+import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { readCall } from '../../../../nodes/VoiceAi/trigger/callRecords.ts';
+import { httpError } from '../../../../tools/context.mjs';
+import { run } from '../../../support/callHistories.mjs';
+import { scriptedPoll } from '../../../support/unit.mjs';
+
+const trigger = new VoiceAiTrigger();
+const at = (minute) => new Date(Date.UTC(2026, 0, 5, 9, minute)).toISOString();
+const record = (phoneNumber, status, attempts = 1, calledAt = at(attempts)) => ({
+	phoneNumber,
+	status,
+	attempts,
+	calledAt,
+});
+
+/**
+ * A scripted API of campaigns (id → { status, records }), each data page `pageSize` records of
+ * `records()` as it is when that page is asked for; `beforeData(page, id)` runs first (calls end,
+ * records move). `failAt(n)` may throw for the n-th request. Answers carry a Date header of
+ * `clock()` when n8n asks for the full response.
+ */
+function api(campaigns, { pageSize = 100, beforeData, failAt, clock } = {}) {
+	let requests = 0;
+	const body = ({ url, qs = {} }) => {
+		const all = Object.entries(campaigns).map(([id, c]) => ({
+			id,
+			name: `Campaign ${id}`,
+			agentName: 'Lucia',
+			status: c.status,
+			createdAt: at(0),
+		}));
+		if (url.endsWith('/api/v1/voice/campaigns')) {
+			const items = qs.status ? all.filter((c) => c.status === qs.status) : all;
+			return { items, total: items.length, page: 1, totalPages: 1 };
+		}
+		const [, id, data] = /\/campaigns\/([^/]+)(\/data)?$/.exec(url) ?? [];
+		if (!data) return all.find((c) => c.id === id);
+		const page = Number(qs.page);
+		beforeData?.(page, id);
+		const records = campaigns[id].records();
+		return {
+			items: records.slice((page - 1) * pageSize, page * pageSize),
+			totalPages: Math.max(1, Math.ceil(records.length / pageSize)),
+			page,
+		};
+	};
+	return (options) => {
+		requests++;
+		failAt?.(requests, options);
+		const answer = body(options);
+		if (!options.returnFullResponse) return answer;
+		const date = new Date(clock?.() ?? Date.now()).toUTCString();
+		return { body: answer, headers: { date }, statusCode: 200 };
+	};
+}
+
+/** Polls of one Call Finished node (its static data kept between them) against `respond`. */
+function watcher(respond, params = {}) {
+	const staticData = {};
+	return {
+		staticData,
+		async poll() {
+			const { context, calls, emittedErrors } = scriptedPoll(respond, {
+				params: { event: 'callFinished', ...params },
+				staticData,
+			});
+			const result = await trigger.poll.call(context);
+			return { items: result ? result[0].map((i) => i.json) : [], calls, emittedErrors };
+		},
+	};
+}
+
+const keys = (items) => items.map((i) => `${i.phoneNumber}#${i.attempts}:${i.status}`);
+
+describe('Call Finished: the defects, each once', () => {
+	// A 503 is asked again at once (the outage test counts failures, not waits).
+	const saved = { ...retrySettings };
+	before(() => Object.assign(retrySettings, { baseDelayMs: 0, maxDelayMs: 0 }));
+	after(() => Object.assign(retrySettings, saved));
+
+	it('pages that shift: a record read twice while calling stays one record, and its end is reported once', async () => {
+		// Data newest change first, pages of 2: a record that changes moves to the front.
+		let rows = [
+			record('+1', 'calling'),
+			record('+2', 'calling'),
+			record('+3', 'calling'),
+			record('+4', 'pending', 0),
+		];
+		const moveToFront = (number, changed) => {
+			rows = [changed, ...rows.filter((r) => r.phoneNumber !== number)];
+		};
+		let between;
+		const w = watcher(
+			api(
+				{ c1: { status: 'in_progress', records: () => rows } },
+				{ pageSize: 2, beforeData: (page) => page === 2 && between?.() },
+			),
+		);
+		await w.poll();
+		// Poll 1: +4 starts between page 1 and 2 and moves to the front: +2 is read twice.
+		between = () => moveToFront('+4', record('+4', 'calling'));
+		assert.deepEqual((await w.poll()).items, []);
+		between = undefined;
+		rows = rows.map((r) => (r.phoneNumber === '+2' ? record('+2', 'no_answer') : r));
+		moveToFront('+2', record('+2', 'no_answer'));
+		assert.deepEqual(keys((await w.poll()).items), ['+2#1:no_answer']);
+		// Poll 3: two records change while the pages are read: +2 is met on both pages.
+		between = () => {
+			moveToFront('+1', record('+1', 'busy'));
+			moveToFront('+3', record('+3', 'answered'));
+		};
+		const again = await w.poll();
+		assert.ok(!keys(again.items).includes('+2#1:no_answer'), 'not +2 again');
+		between = undefined;
+		const later = [];
+		for (let i = 0; i < 3; i++) later.push(...(await w.poll()).items);
+		assert.deepEqual(keys([...again.items, ...later]).sort(), ['+1#1:busy', '+3#1:answered']);
+	});
+
+	it('a number listed twice, pages that shift: one listing ended and read twice while the other is not read yet: once, skipping none', async () => {
+		const [first, second, other] = [
+			record('+1', 'calling', 1, at(1)),
+			record('+1', 'calling', 1, at(2)),
+			record('+9', 'calling'),
+		];
+		let rows = [first, other, second];
+		let between;
+		const w = watcher(
+			api(
+				{ c1: { status: 'in_progress', records: () => rows } },
+				{ pageSize: 1, beforeData: (page) => page === 2 && between?.() },
+			),
+		);
+		await w.poll();
+		const ended = record('+1', 'no_answer', 1, at(2));
+		rows = [ended, first, other];
+		// Between page 1 and 2, +9 changes and moves to the front: the ended listing is read again.
+		between = () => {
+			rows = [record('+9', 'busy'), ended, first];
+		};
+		const { items } = await w.poll();
+		assert.deepEqual(keys(items), ['+1#1:no_answer']);
+		assert.equal(items[0].skippedAttempts, 0);
+		between = undefined;
+		const later = [];
+		for (let i = 0; i < 3; i++) later.push(...(await w.poll()).items);
+		assert.deepEqual(keys(later), ['+9#1:busy'], '+9 in the next sweep, +1 not again');
+	});
+
+	it('records without attempts, pages that shift: each end once (the history the properties shrank to)', async () => {
+		const world = {
+			shape: 'noAttempts',
+			calledAt: 'start',
+			order: 'lastChangeDesc',
+			pageSize: 1,
+			latencyMs: 0,
+			budget: 1,
+			listings: [
+				{ number: 1, outcomes: ['answered'], startedBefore: 0 },
+				{ number: 0, outcomes: ['answered'], startedBefore: 0 },
+			],
+			schedule: [],
+			eventsPerAnswer: [0],
+			failAt: [],
+			restartAfter: [],
+		};
+		const { api, items } = await run(world);
+		for (const l of api.listings) {
+			assert.equal(items.filter((i) => i.phoneNumber === l.number).length, 1, l.number);
+		}
+	});
+
+	it('two numbers that a 36-bit hash of them mixed up: each result once', async () => {
+		const [a, b] = ['+4915100775246', '+4915101034780'];
+		let rows = [record(a, 'calling'), record(b, 'calling')];
+		const w = watcher(api({ c1: { status: 'in_progress', records: () => rows } }));
+		await w.poll();
+		rows = [record(a, 'calling'), record(b, 'no_answer')];
+		assert.deepEqual(keys((await w.poll()).items), [`${b}#1:no_answer`]);
+		rows = [record(a, 'no_answer'), record(b, 'no_answer')];
+		assert.deepEqual(keys((await w.poll()).items), [`${a}#1:no_answer`]);
+		assert.deepEqual((await w.poll()).items, []);
+	});
+
+	it('one 503 after the first page is an outage: the poll fails once with its cause, no failed execution per campaign', async () => {
+		const many = (prefix) =>
+			Array.from({ length: 150 }, (_, i) => record(`${prefix}${i}`, 'calling'));
+		const campaigns = {
+			a: { status: 'in_progress', records: () => many('+1') },
+			b: { status: 'in_progress', records: () => many('+2') },
+			c: { status: 'in_progress', records: () => many('+3') },
+		};
+		let failing = false;
+		const data = [];
+		const respond = api(campaigns, {
+			failAt: (n, { url }) => {
+				if (!url.endsWith('/data')) return;
+				data.push(url);
+				if (failing && data.length > 1) throw httpError(503, { message: 'Service Unavailable' });
+			},
+		});
+		const w = watcher(respond);
+		await w.poll();
+		const before = JSON.stringify(w.staticData);
+		failing = true;
+		data.length = 0;
+		const { context, emittedErrors } = scriptedPoll(respond, {
+			params: { event: 'callFinished' },
+			staticData: w.staticData,
+		});
+		await assert.rejects(trigger.poll.call(context), (error) => {
+			assert.deepEqual(error.failure, { cause: 'temporarily-unavailable' });
+			return true;
+		});
+		assert.equal(emittedErrors.length, 0, 'no failed execution per campaign');
+		assert.equal(JSON.stringify(w.staticData), before, 'the state as it was');
+	});
+
+	it('a record without a number is named in a failed execution; the other records and campaigns report', async () => {
+		let rows = [record('+1', 'calling'), record('+2', 'calling')];
+		let other = [record('+3', 'calling')];
+		const w = watcher(
+			api({
+				c1: { status: 'in_progress', records: () => rows },
+				c2: { status: 'in_progress', records: () => other },
+			}),
+		);
+		await w.poll();
+		rows = [{ status: 'answered', attempts: 1 }, record('+2', 'busy')];
+		other = [record('+3', 'answered')];
+		const polled = await w.poll();
+		assert.deepEqual(keys(polled.items).sort(), ['+2#1:busy', '+3#1:answered']);
+		assert.equal(polled.emittedErrors.length, 1);
+		assert.match(polled.emittedErrors[0].message, /A record of campaign "Campaign c1" \(c1\)/);
+		assert.match(polled.emittedErrors[0].message, /phoneNumber/);
+	});
+
+	it("the first read goes by the API's clock: with n8n's clock an hour off, nothing from before watching began, and what ends during it once", async () => {
+		const apiNow = Date.UTC(2026, 0, 5, 9, 30);
+		let rows = [
+			record('+1', 'answered', 1, at(10)), // ended before watching began
+			record('+2', 'calling', 1, at(29)),
+		];
+		const respond = api(
+			{ c1: { status: 'in_progress', records: () => rows } },
+			{ clock: () => apiNow },
+		);
+		for (const skew of [-3_600_000, 3_600_000]) {
+			const realNow = Date.now;
+			Date.now = () => apiNow + skew;
+			try {
+				rows = [record('+1', 'answered', 1, at(10)), record('+2', 'calling', 1, at(29))];
+				const w = watcher(respond);
+				await w.poll();
+				rows = [
+					record('+1', 'answered', 1, at(10)),
+					{ ...record('+2', 'answered', 1, at(29)), durationSeconds: 90 },
+				];
+				assert.deepEqual(keys((await w.poll()).items), ['+2#1:answered'], `skew ${skew}`);
+				assert.deepEqual((await w.poll()).items, []);
+			} finally {
+				Date.now = realNow;
+			}
+		}
+	});
+
+	it('a calledAt without a zone is the API’s UTC, whatever zone n8n runs in', () => {
+		const zone = process.env.TZ;
+		process.env.TZ = 'America/New_York';
+		try {
+			const call = readCall({
+				phoneNumber: '+1',
+				status: 'answered',
+				attempts: 1,
+				calledAt: '2026-01-05T09:31:00',
+				durationSeconds: 20,
+			});
+			assert.equal(call.endedAt, Date.UTC(2026, 0, 5, 9, 31, 20));
+		} finally {
+			if (zone === undefined) delete process.env.TZ;
+			else process.env.TZ = zone;
+		}
+	});
+});
