@@ -90,7 +90,10 @@ export class PollClock {
 		private readonly now: () => number = Date.now,
 	) {
 		this.startedAt = now();
-		this.endsAt = this.startedAt + budgetMs - Math.min(POLL_BUDGET.reserveMs, budgetMs / 10);
+		// Whole milliseconds: a request's time limit is what is left (AbortSignal.timeout takes no fraction).
+		this.endsAt = Math.floor(
+			this.startedAt + budgetMs - Math.min(POLL_BUDGET.reserveMs, budgetMs / 10),
+		);
 		this.minRoomMs = Math.min(POLL_BUDGET.minRoomMs, budgetMs / 20);
 	}
 

@@ -19,6 +19,7 @@ import {
 	pollClockOf,
 	withPollClock,
 } from '../../../nodes/shared/pollClock.ts';
+import { attemptLimits } from '../../../nodes/shared/transport.ts';
 import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { TEST_NODE, createPollContext, httpError } from '../../../tools/context.mjs';
 import { NodeApiError, NodeOperationError } from '../../../tools/nodeShared.mjs';
@@ -297,6 +298,15 @@ describe('the time a poll may take', () => {
 			10_000 * POLL_BUDGET.intervalShare,
 		);
 		assert.equal(budgetOf(undefined), POLL_BUDGET.maxMs);
+	});
+
+	it('a budget n8n offers to the millisecond (3,001 ms) still gives each request a whole-millisecond time limit', async () => {
+		const clock = new PollClock(3_001, () => 1_000);
+		assert.ok(Number.isInteger(clock.remainingMs()), `${clock.remainingMs()} ms left`);
+		// AbortSignal.timeout refuses a fraction: every request of such a poll failed with a RangeError.
+		const limits = attemptLimits(clock);
+		assert.equal(limits.timeout, clock.remainingMs());
+		assert.ok(limits.abortSignal instanceof AbortSignal);
 	});
 
 	it("n8n's budget where it is shorter (the durable scheduler's 45 s timeout less its margin)", () => {
