@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { fieldValue, missingField } from '../../shared/answerFields';
-import { asNodeError, describeFailure } from '../../shared/errors';
+import { describeFailure } from '../../shared/errors';
 import { apiRequest, path } from '../../shared/transport';
 import type { WatchEntry } from './messageSettings';
 
@@ -43,16 +43,16 @@ export async function chatIdOf(
 	);
 }
 
-/** What `read` gets from a chat's history, or undefined when the API does not know the chat (404). */
-export async function unlessChatMissing<T>(
-	context: IPollFunctions,
-	read: () => Promise<T>,
-): Promise<T | undefined> {
+/**
+ * What `read` gets from a chat's history, or undefined when the API does not know the chat (404).
+ * Any other failure goes on as it came: the end of the poll's time (PollTimeUp) and an outage must
+ * reach the poll's reading loop as what they are, not as a failure of this chat.
+ */
+export async function unlessChatMissing<T>(read: () => Promise<T>): Promise<T | undefined> {
 	try {
 		return await read();
 	} catch (error) {
-		// A 404 here means the chat does not exist (any other failure is the poll's).
 		if (describeFailure(error).status === 404) return undefined;
-		throw asNodeError(context.getNode(), error);
+		throw error;
 	}
 }

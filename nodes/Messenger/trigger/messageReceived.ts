@@ -70,7 +70,7 @@ export async function readChat(
 	// Pages may shift while they are read (a message arriving moves the others down): by ID, once.
 	const read = new Map<string, IDataObject>();
 	let boundary = cursor?.at;
-	const found = await unlessChatMissing(context, async () => {
+	const found = await unlessChatMissing(async () => {
 		let oldestFirst = false;
 		for await (const page of listPages.call(context, historyPath(chatId), {
 			qs: { sort: 'desc' },
@@ -141,14 +141,15 @@ function collect(
  * read is where the next poll starts (`next`), and the others keep their state. With `isolate`,
  * an entry that could not be read keeps its state and is returned in `failures` while the others
  * move on (all failing fails the poll); without, the first failure fails it (the first poll:
- * activation shows the error).
+ * activation shows the error). `readBefore`: the poll already handed something over (held
+ * files), so that a poll whose time ends before any chat is read still succeeds.
  */
 export async function pollMessages(
 	context: IPollFunctions,
 	entries: WatchEntry[],
 	state: MessageWatchState,
 	filter: MessageFilter,
-	isolate: boolean,
+	{ isolate, readBefore = false }: { isolate: boolean; readBefore?: boolean },
 ): Promise<{ items: IDataObject[]; state: MessageWatchState; failures: unknown[] }> {
 	const now = new Date().toISOString();
 	const chats: Record<string, ChatWatch> = {};
@@ -170,6 +171,7 @@ export async function pollMessages(
 			read++;
 		},
 		{
+			readBefore,
 			isolate: (_entry, error) => {
 				if (!isolate || (read === 0 && failures.length + 1 === entries.length)) {
 					throw pollError(context, error);
@@ -207,7 +209,9 @@ export async function pollMessageReceivedEvent(
 	const refresh = async (messageId: string) => await freshLink(context, messageId);
 	return await runPoll<MessageWatchState>(context, 'messageReceived', {
 		baseline: async () => {
-			const first = await pollMessages(context, entries, { chats: {} }, filter, false);
+			const first = await pollMessages(context, entries, { chats: {} }, filter, {
+				isolate: false,
+			});
 			// A chat that is not there shows at activation, where the list is being made.
 			if (first.failures.length) throw first.failures[0];
 			return first.state;
@@ -224,7 +228,11 @@ export async function pollMessageReceivedEvent(
 					state: { ...state, pending: first.undelivered },
 				};
 			}
-			const polled = await pollMessages(context, entries, state, filter, true);
+			// Delivering them counts as having read something: the time may end before any chat.
+			const polled = await pollMessages(context, entries, state, filter, {
+				isolate: true,
+				readBefore: (state.pending ?? []).length > 0,
+			});
 			const { released, held } = releaseHeld(
 				polled.items,
 				state.held ?? {},

@@ -33,10 +33,7 @@ export async function messageSample(
 		if (watch?.missing) continue;
 		const chatId = await chatIdOf(context, entry, watch);
 		if (!chatId) continue;
-		const page = await unlessChatMissing(
-			context,
-			async () => await newestMessages(context, chatId, filter),
-		);
+		const page = await unlessChatMissing(async () => await newestMessages(context, chatId, filter));
 		if (!page) continue;
 		const matches = page.filter((message) => wanted(filter, message)).sort(byTime);
 		const match = matches[matches.length - 1];

@@ -1,0 +1,390 @@
+// Message Received's generated chat histories (messageReceivedHistories.test.mjs): simulated chats
+// whose customers write while the trigger reads them (between the pages of one read too), served
+// newest first (pages that shift), oldest first, as a bare array in any order or with each page
+// shuffled, an order that changes from read to read; a clock of the test's own that every request
+// moves on, so that a poll's time ends at any request; outages (503, 429) at any request; n8n
+// restarting between polls from the state it saved. The trigger's own code is polled against it,
+// and a model that knows every message says what it must have emitted.
+import assert from 'node:assert/strict';
+import { mock } from 'node:test';
+import { Readable } from 'node:stream';
+
+import fc from 'fast-check';
+
+import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { MAX_TIED_IDS } from '../../../../nodes/Messenger/trigger/messageCursor.ts';
+import { MAX_HELD_MESSAGES } from '../../../../nodes/Messenger/trigger/messageDelivery.ts';
+import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
+
+export const START = Date.UTC(2026, 2, 2, 9, 0, 0);
+const API_URL = 'https://api.example.com';
+const CHAT_IDS = ['cht_a', 'cht_b', 'cht_c'];
+/** The phone that watches the last chat when a world says so (its chat may open later). */
+export const PHONE = '+34600000003';
+/** A chat ID the API does not know (404). */
+export const UNKNOWN_CHAT = 'cht_zz_unknown';
+/** Activation modes of a person (publish, save, activate, a manual run) and of n8n itself. */
+export const PERSON_MODES = ['activate', 'create', 'update', 'manual'];
+export const N8N_MODES = ['init', 'leadershipChange', undefined];
+const ORDERS = ['desc', 'asc', 'bare', 'descShuffled'];
+const INTERVAL_MS = 60_000;
+
+/** A request's duration on the test's clock: often none (messages then share a createdAt). */
+const durationArbitrary = fc.constantFrom(0, 0, 300, 1000, 2500);
+
+/**
+ * A generated world: its chats (the messages they hold before watching begins), how the trigger
+ * watches them, its settings, the arrivals (which chat, direction, media, whether the clock
+ * moves on), and tapes for the API: the order of each read, each answer's arrivals and duration,
+ * the answers cut off by the poll's time, the outages, and where n8n restarts.
+ */
+export const chatWorldArbitrary = ({ download = false, pause = false, unknown = false } = {}) =>
+	fc.record({
+		chats: fc.integer({ min: 1, max: 3 }),
+		before: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 3, maxLength: 3 }),
+		byPhone: fc.boolean(),
+		opensAt: fc.integer({ min: 0, max: 6 }),
+		unknownChat: unknown ? fc.boolean() : fc.constant(false),
+		activation: fc.constantFrom(...PERSON_MODES, ...N8N_MODES),
+		direction: fc.constantFrom('both', 'inbound'),
+		groupByChat: fc.boolean(),
+		download: download ? fc.boolean() : fc.constant(false),
+		pauseSeconds: pause ? fc.constantFrom(0, 45, 150) : fc.constant(0),
+		pageSize: fc.integer({ min: 1, max: 3 }),
+		budgetMs: fc.integer({ min: 3_000, max: 12_000 }),
+		arrivals: fc.array(
+			fc.record({
+				chat: fc.nat(2),
+				inbound: fc.boolean(),
+				media: fc.boolean(),
+				tick: fc.boolean(),
+			}),
+			{ maxLength: 12 },
+		),
+		orders: fc.array(fc.constantFrom(...ORDERS), { minLength: 1, maxLength: 5 }),
+		answers: fc.array(fc.record({ arrivals: fc.nat(2), ms: durationArbitrary }), {
+			minLength: 1,
+			maxLength: 6,
+		}),
+		slowAt: fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 3 }),
+		outages: fc.array(
+			fc.record({
+				at: fc.integer({ min: 1, max: 60 }),
+				length: fc.integer({ min: 1, max: 7 }),
+				status: fc.constantFrom(503, 429),
+			}),
+			{ maxLength: 2 },
+		),
+		restartAfter: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { maxLength: 2 }),
+	});
+
+/** An ID that does not grow with the arrival order, so that ties of createdAt mix old and new IDs. */
+const messageId = (seq) => `msg_${String((seq * 7919) % 10007).padStart(5, '0')}`;
+
+const compare = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+const byTime = (a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id);
+
+/** A permutation of `items` chosen by `seed` (the order a bare answer or a shuffled page comes in). */
+function shuffled(items, seed) {
+	const out = [...items];
+	let state = (seed * 2654435761) >>> 0 || 1;
+	for (let i = out.length - 1; i > 0; i--) {
+		state = (state * 1103515245 + 12345) >>> 0;
+		const j = state % (i + 1);
+		[out[i], out[j]] = [out[j], out[i]];
+	}
+	return out;
+}
+
+/** The world's API: chats with every message's truth, the test's clock, and the tapes. */
+export function simulatedChats(world) {
+	const advance = testClock.advance;
+	let seq = 0;
+	let arrived = 0;
+	let answers = 0;
+	let reads = 0;
+	const chats = CHAT_IDS.slice(0, world.chats).map((id, index) => ({
+		id,
+		index,
+		messages: [],
+		open: !(world.byPhone && index === world.chats - 1 && world.opensAt > 0),
+	}));
+	const api = {
+		/** Every message, in arrival order: `seq` counts arrivals (1, 2, …). */
+		messages: [],
+		chats,
+		/** Per chat, the arrivals counted at the first and last answer of its read in this poll. */
+		pollReads: new Map(),
+		/** What the current read of each chat is served as: an order of ORDERS. */
+		readOrder: new Map(),
+		quiet: false,
+		tick: advance,
+	};
+	const write = (chat, spec) => {
+		seq++;
+		const media = world.download && spec.media;
+		const id = messageId(seq);
+		const message = {
+			id,
+			chatId: chat.id,
+			direction: spec.inbound ? 'inbound' : 'outbound',
+			type: media ? 'image' : 'text',
+			content: media
+				? { url: `${API_URL}/media/${id}`, fileName: `${id}.jpg`, caption: `photo ${seq}` }
+				: `text ${seq}`,
+			status: 'delivered',
+			createdAt: new Date(Date.now()).toISOString(),
+		};
+		chat.messages.push(message);
+		api.messages.push({ ...message, seq });
+	};
+	// The history before watching began.
+	for (const chat of chats) {
+		if (!chat.open) continue;
+		for (let k = 0; k < world.before[chat.index]; k++) {
+			advance(1000);
+			write(chat, { inbound: k % 2 === 0, media: true });
+		}
+	}
+	advance(1000);
+	/** `count` arrivals from the world's list, each at the clock's time (moved on when it says). */
+	api.arrive = (count) => {
+		for (let k = 0; k < count && arrived < world.arrivals.length; k++) {
+			const spec = world.arrivals[arrived++];
+			const phoneChat = chats[chats.length - 1];
+			if (!phoneChat.open && arrived >= world.opensAt) phoneChat.open = true;
+			const open = chats.filter((chat) => chat.open);
+			if (spec.tick) advance(1000);
+			write(open[spec.chat % open.length], spec);
+		}
+	};
+	api.done = () => arrived >= world.arrivals.length;
+	const failing = (n) =>
+		!api.quiet && world.outages.find((o) => n >= o.at && n < o.at + o.length)?.status;
+
+	const historyAnswer = (chat, qs) => {
+		const page = Number(qs.page ?? 1);
+		if (page === 1) api.readOrder.set(chat.id, world.orders[reads++ % world.orders.length]);
+		const order = api.readOrder.get(chat.id);
+		const read = api.pollReads.get(chat.id) ?? { first: api.messages.length };
+		read.last = api.messages.length;
+		api.pollReads.set(chat.id, read);
+		const ascending = [...chat.messages].sort(byTime);
+		if (order === 'bare') return shuffled(ascending, answers);
+		const ordered = order === 'asc' ? ascending : ascending.reverse();
+		const size = world.pageSize;
+		let items = ordered.slice((page - 1) * size, page * size);
+		if (order === 'descShuffled') items = shuffled(items, answers);
+		return { items, total: ordered.length, page, totalPages: Math.ceil(ordered.length / size) };
+	};
+
+	api.respond = (options) => {
+		answers++;
+		if (!api.quiet) api.arrive(world.answers[answers % world.answers.length].arrivals);
+		const status = failing(answers);
+		if (status) throw httpError(status, { message: 'Unavailable' });
+		if (!api.quiet && world.slowAt.includes(answers)) {
+			// No answer within what was left of the poll's time: the request times out.
+			advance(options.timeout ?? 0);
+			throw Object.assign(new Error('timeout exceeded'), { code: 'ECONNABORTED' });
+		}
+		advance(api.quiet ? 100 : world.answers[answers % world.answers.length].ms);
+		const url = String(options.url);
+		if (url.startsWith(`${API_URL}/media/`)) {
+			const bytes = Buffer.from(`file of ${url.slice(url.lastIndexOf('/') + 1)}`);
+			return {
+				body: Readable.from([bytes]),
+				headers: { 'content-type': 'image/jpeg', 'content-length': String(bytes.length) },
+				statusCode: 200,
+			};
+		}
+		if (url === '/api/v1/messenger/chats/check-existing') {
+			const chat = chats[chats.length - 1];
+			return chat.open ? { exists: true, chatId: chat.id } : { exists: false };
+		}
+		const history = /\/messenger\/messages\/chat\/([^/]+)$/.exec(url);
+		const chat = history && chats.find((c) => c.id === decodeURIComponent(history[1]));
+		if (!chat?.open) throw httpError(404, { statusCode: 404, message: 'Chat not found' });
+		return historyAnswer(chat, options.qs ?? {});
+	};
+	return api;
+}
+
+/** n8n's binary store without its wait: the file's bytes, read from the stream. */
+const quickStore = {
+	prepareBinaryData: async (stream, fileName, mimeType) => {
+		const chunks = [];
+		for await (const chunk of stream) chunks.push(chunk);
+		const bytes = Buffer.concat(chunks);
+		return { data: bytes.toString('base64'), mimeType, fileName, fileSize: String(bytes.length) };
+	},
+};
+
+/** The entries a world watches: its chats (the last by phone when it says), and the unknown chat. */
+export function watchedEntries(world) {
+	const keys = CHAT_IDS.slice(0, world.chats).map((id, index) =>
+		world.byPhone && index === world.chats - 1 ? PHONE : id,
+	);
+	if (world.unknownChat) keys.push(UNKNOWN_CHAT);
+	return keys;
+}
+
+/** Messages of the world's emitted items (Group by Chat gives several per item). */
+const messagesOf = (item) => (Array.isArray(item.messages) ? item.messages : [item]);
+
+/**
+ * Runs a world: polls while the customers write (restarts where the world says), then quiet polls
+ * (no arrivals, outages or cut-offs) until nothing is held or waits for its file. Resolves to
+ * what was emitted, the failures, and the lineage of the state n8n kept: for each entry, where
+ * its watching began.
+ */
+export async function runChats(world) {
+	const api = simulatedChats(world);
+	const entries = watchedEntries(world);
+	const params = {
+		event: 'messageReceived',
+		chats: entries.join(', '),
+		direction: world.direction,
+		messageTypes: [],
+		options: {
+			downloadMedia: world.download,
+			groupByChat: world.groupByChat,
+			waitForPause: world.pauseSeconds,
+		},
+	};
+	const { http } = scriptedHttp((options) => api.respond(options));
+	let staticData = {};
+	let lineage = {};
+	let saved = { staticData: {}, lineage: {} };
+	let node = new MessengerTrigger();
+	const emitted = [];
+	const failures = [];
+	const thrown = [];
+	/** A person activating may be refused an unknown ID: then no poll records anything. */
+	const refusable = world.unknownChat && PERSON_MODES.includes(world.activation);
+
+	const poll = async () => {
+		api.pollReads = new Map();
+		const before = staticData.poll?.state;
+		const { context, emittedErrors } = createPollContext({
+			params,
+			http,
+			credentials: { baseUrl: API_URL, requestsPerMinute: 0 },
+			staticData,
+			pollBudgetMs: world.budgetMs,
+			store: quickStore,
+		});
+		if (world.activation === undefined) delete context.getActivationMode;
+		else context.getActivationMode = () => world.activation;
+		let result;
+		try {
+			result = await node.poll.call(context);
+		} catch (error) {
+			thrown.push(error);
+			assert.equal(staticData.poll?.state, before, 'a failed poll changes nothing');
+			return;
+		} finally {
+			failures.push(...emittedErrors);
+		}
+		const state = staticData.poll.state;
+		checkBounds(state, entries);
+		// Where watching began for the entries this poll recorded first.
+		for (const [key, watch] of Object.entries(state.chats)) {
+			if (before?.chats[key] || lineage[key] || watch.missing) continue;
+			if (key === PHONE && watch.chatId === undefined) {
+				lineage[key] = { at: watch.at };
+				continue;
+			}
+			const chatId = key === PHONE ? watch.chatId : key;
+			const read = api.pollReads.get(chatId);
+			assert.ok(read, `${key} recorded without a read`);
+			lineage[key] = { chatId, first: read.first, last: read.last };
+		}
+		const items = result ? result[0] : [];
+		for (const item of items) {
+			for (const message of messagesOf(item.json)) emitted.push({ message, binary: item.binary });
+		}
+		// n8n keeps the static data of a poll that emitted items, and of the first (activation).
+		if (result || !before) saved = structuredClone({ staticData, lineage });
+	};
+
+	const restart = () => {
+		node = new MessengerTrigger();
+		({ staticData, lineage } = structuredClone(saved));
+	};
+
+	let polls = 0;
+	while ((!api.done() || polls === 0) && polls < 40) {
+		if (world.restartAfter.includes(polls)) restart();
+		await poll();
+		polls++;
+		if (refusable && !staticData.poll) continue;
+		api.tick(INTERVAL_MS);
+		api.arrive(1);
+	}
+	api.quiet = true;
+	const settled = () => {
+		const state = staticData.poll?.state;
+		return (
+			state &&
+			!state.next &&
+			!state.pending &&
+			!state.held &&
+			entries.every((key) => state.chats[key])
+		);
+	};
+	for (let quiet = 0; quiet < 12 && (quiet === 0 || !settled()); quiet++) {
+		api.tick(INTERVAL_MS);
+		await poll();
+	}
+	const refusedAtActivation = refusable && !staticData.poll;
+	if (!refusedAtActivation) assert.ok(settled(), `not settled: ${JSON.stringify(staticData)}`);
+	return { api, emitted, failures, thrown, lineage, entries, refusable, refusedAtActivation };
+}
+
+/** The state stays within its bounds: the watched entries only, bounded IDs and held messages. */
+function checkBounds(state, entries) {
+	for (const [key, watch] of Object.entries(state.chats)) {
+		assert.ok(entries.includes(key), `state of an entry not watched: ${key}`);
+		assert.ok((watch.ids ?? []).length <= MAX_TIED_IDS, `${key}: ${watch.ids.length} ids`);
+	}
+	for (const [chat, held] of Object.entries(state.held ?? {})) {
+		assert.ok(held.items.length <= MAX_HELD_MESSAGES, `${chat}: ${held.items.length} held`);
+	}
+}
+
+/**
+ * What the model says of each message: 'once' (it arrived after its chat's watching began: the
+ * read that recorded the chat's baseline had ended, or, for a phone whose chat was not open yet,
+ * it was written after the phone was first watched), 'never' (before that read began, or not
+ * wanted by Direction), or 'atMostOnce' (it arrived while that read went on).
+ */
+export function expectedMessages(world, run) {
+	const expected = new Map();
+	for (const message of run.api.messages) {
+		const key =
+			world.byPhone && message.chatId === run.api.chats.at(-1).id ? PHONE : message.chatId;
+		const begin = run.lineage[key];
+		let verdict = 'never';
+		if (world.direction === 'inbound' && message.direction !== 'inbound') verdict = 'never';
+		else if (!begin) verdict = 'never';
+		else if (begin.at !== undefined) verdict = message.createdAt >= begin.at ? 'once' : 'never';
+		else if (message.seq > begin.last) verdict = 'once';
+		else if (message.seq > begin.first) verdict = 'atMostOnce';
+		expected.set(message.id, verdict);
+	}
+	return expected;
+}
+
+/** The test's clock: it stands in for Date while `onTestClock` runs, and only moves on when told. */
+export const testClock = { advance: (ms) => mock.timers.tick(ms) };
+
+/** Runs `work` with the test's clock standing in for Date (requests move it on). */
+export async function onTestClock(work) {
+	mock.timers.enable({ apis: ['Date'], now: START });
+	try {
+		return await work(testClock);
+	} finally {
+		mock.timers.reset();
+	}
+}
