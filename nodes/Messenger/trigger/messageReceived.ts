@@ -67,19 +67,25 @@ export async function readChat(
 	cursor: ChatCursor | undefined,
 	filter: MessageFilter,
 ): Promise<{ fresh: IDataObject[]; cursor: ChatCursor } | undefined> {
-	// Pages may shift while they are read (a message arriving moves the others down): by ID, once.
+	// Pages shift while they are read (a message arriving moves the others down, so that a page
+	// may hold only messages read already): by ID, once, and a page of repeats does not end the read.
 	const read = new Map<string, IDataObject>();
 	let boundary = cursor?.at;
 	const found = await unlessChatMissing(async () => {
 		let oldestFirst = false;
+		let first = true;
 		for await (const page of listPages.call(context, historyPath(chatId), {
 			qs: { sort: 'desc' },
+			pagesMayShift: true,
 			errorContext: { resource: 'Chat', id: chatId },
 		})) {
 			const items = page.items.map((message) => checkedMessage(message, filter));
 			for (const message of items) read.set(String(message.id), message);
 			// Pages oldest first (the API ignored `sort`) keep the newest for last: read them all.
-			oldestFirst ||= isOldestFirst(items);
+			// A page too small to show its order tells it too when it is the first and older than
+			// the cursor's messages (newest first, it would hold the newest message there is).
+			oldestFirst ||= isOldestFirst(items) || (first && startsBefore(items, cursor));
+			first = false;
 			if (oldestFirst) continue;
 			boundary ??= newestTime(items);
 			if (boundary === undefined || reachedOlder(items, boundary)) break;
@@ -91,6 +97,14 @@ export async function readChat(
 	if (!cursor) return { fresh: [], cursor: advanceCursor({ at: '', ids: [] }, messages) };
 	const fresh = messages.filter((message) => isAfter(cursor, message)).sort(byTime);
 	return { fresh, cursor: advanceCursor(cursor, messages) };
+}
+
+/** Whether a chat's first page is older than the messages its cursor was read at (IDs kept at `at`). */
+function startsBefore(items: IDataObject[], cursor: ChatCursor | undefined): boolean {
+	const newest = newestTime(items);
+	return (
+		cursor !== undefined && cursor.ids.length > 0 && newest !== undefined && newest < cursor.at
+	);
 }
 
 /** One watched entry moved on by one poll: its new state and its new messages. */

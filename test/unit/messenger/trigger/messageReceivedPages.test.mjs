@@ -1,0 +1,102 @@
+// Message Received and a history whose pages move while they are read, or that comes in another
+// order than asked: newest first with customers writing between two pages (the pages shift), and
+// oldest first in pages too small to show their order.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { createPollContext, scriptedHttp } from '../../../../tools/context.mjs';
+
+const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+let counter = 0;
+const message = (second) => ({
+	id: `msg_${String(++counter).padStart(4, '0')}`,
+	chatId: 'cht_a',
+	direction: 'inbound',
+	type: 'text',
+	content: `hello ${counter}`,
+	createdAt: new Date(T0 + second * 1000).toISOString(),
+});
+
+/**
+ * One chat's history in pages of `pageSize` (the API's own size, whatever `limit` asks), newest
+ * first or always oldest first (`order`); `between(page)` runs before each page is answered.
+ */
+function pagedChat({ pageSize, order = 'desc', between = () => {} }) {
+	const history = [];
+	const { http, calls } = scriptedHttp(async (options) => {
+		const page = Number(options.qs?.page ?? 1);
+		between(page);
+		const sorted = [...history].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+		if (order === 'desc') sorted.reverse();
+		const items = sorted.slice((page - 1) * pageSize, page * pageSize);
+		return { items, total: sorted.length, page, totalPages: Math.ceil(sorted.length / pageSize) };
+	});
+	return { http, calls, history };
+}
+
+function trigger(api) {
+	const node = new MessengerTrigger();
+	const staticData = {};
+	return async () => {
+		const { context, emittedErrors } = createPollContext({
+			params: { event: 'messageReceived', chats: 'cht_a', direction: 'inbound', messageTypes: [] },
+			http: api.http,
+			credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
+			staticData,
+		});
+		const result = await node.poll.call(context);
+		assert.deepEqual(emittedErrors, []);
+		return result ? result[0].map((item) => item.json.messageId) : [];
+	};
+}
+
+describe('Message Received: pages that move or come in another order', () => {
+	it('customers writing between two pages of a read (newest first) shift the pages: a page of messages already read does not end the read', async () => {
+		let arrivals = [];
+		const api = pagedChat({
+			pageSize: 2,
+			between: (page) => {
+				if (page === 2) api.history.push(...arrivals.splice(0));
+			},
+		});
+		api.history.push(message(1));
+		const poll = trigger(api);
+		await poll();
+		const first = [message(2), message(3), message(4)];
+		api.history.push(...first);
+		// Two more while the poll reads: page 2 then holds page 1's messages again.
+		arrivals = [message(5), message(6)];
+		assert.deepEqual(
+			await poll(),
+			first.map((m) => m.id),
+		);
+		assert.deepEqual(await poll(), [api.history[4].id, api.history[5].id]);
+		assert.deepEqual(await poll(), []);
+	});
+
+	it('pages oldest first (sort ignored) of one message each: every new message, once', async () => {
+		const api = pagedChat({ pageSize: 1, order: 'asc' });
+		api.history.push(message(1), message(2));
+		const poll = trigger(api);
+		await poll();
+		const fresh = [message(3), message(4)];
+		api.history.push(...fresh);
+		assert.deepEqual(
+			await poll(),
+			fresh.map((m) => m.id),
+		);
+		assert.deepEqual(await poll(), []);
+	});
+
+	it('pages oldest first whose messages share one createdAt: every new message, once', async () => {
+		const api = pagedChat({ pageSize: 2, order: 'asc' });
+		api.history.push(message(1), message(1), message(2));
+		const poll = trigger(api);
+		await poll();
+		const [later] = [message(3)];
+		api.history.push(later);
+		assert.deepEqual(await poll(), [later.id]);
+		assert.deepEqual(await poll(), []);
+	});
+});
