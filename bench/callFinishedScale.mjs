@@ -12,6 +12,8 @@ import { pacingSettings } from '../nodes/shared/pacing.ts';
 import { isPolling } from '../nodes/shared/poll.ts';
 import { VoiceAiTrigger } from '../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { CAMPAIGN_LIST_REQUESTS } from '../nodes/VoiceAi/trigger/callFinishedDescription.ts';
+import { readCall } from '../nodes/VoiceAi/trigger/callRecords.ts';
+import { CallTable } from '../nodes/VoiceAi/trigger/callState.ts';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
 import {
 	CALL_OUTCOMES,
@@ -200,6 +202,39 @@ export const BEFORE_AT_SCALE = {
 	lost: 600,
 	twice: 0,
 };
+
+/**
+ * The previous release's trigger (d6940d7: 8 bytes a record, a 36-bit hash of the number as its
+ * key), measured by this bench on the machine of the rows in docs/testing.md.
+ */
+export const HASHED_AT_SCALE = {
+	bytesPerEndedNumber: 10.67,
+	meanMs: 138,
+	cpuMs: 92,
+};
+
+/**
+ * The stored state of one campaign's records, in characters per record, for `count` numbers:
+ * Spanish mobiles as the sandbox makes them (`+346` and 8 digits), or numbers anywhere in
+ * E.164's range (the worst case for keys kept as the distance from the one before).
+ */
+export function stateCharsPerNumber(count, spread = false) {
+	const digits = (n) => String(Math.floor(Math.random() * 10 ** n)).padStart(n, '0');
+	const number = () =>
+		spread ? `+${1 + Math.floor(Math.random() * 9)}${digits(14)}` : `+346${digits(8)}`;
+	const numbers = [...new Set(Array.from({ length: count }, number))];
+	const table = new CallTable();
+	table.startSweep();
+	const signature = readCall({
+		phoneNumber: numbers[0],
+		status: 'answered',
+		attempts: 1,
+	}).signature;
+	for (const phone of numbers) {
+		table.set(table.find(phone, signature).slot, { signature, held: false, lastEnded: 1 });
+	}
+	return JSON.stringify(table.encode()).length / numbers.length;
+}
 
 // `node --import tsx bench/callFinishedScale.mjs [numbers]` prints one run's figures.
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -11,7 +11,12 @@ import {
 	tokenRequests,
 	triggerRequestsPerPoll,
 } from './requestCounts.mjs';
-import { BEFORE_AT_SCALE, measureCallFinishedScale } from './callFinishedScale.mjs';
+import {
+	BEFORE_AT_SCALE,
+	HASHED_AT_SCALE,
+	measureCallFinishedScale,
+	stateCharsPerNumber,
+} from './callFinishedScale.mjs';
 import { measureCallResults } from './callResults.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
@@ -158,13 +163,20 @@ const scale = await measureCallFinishedScale();
 		`${label}: state bytes per ended number`,
 		scale.bytesPerEndedNumber.toFixed(2),
 		'<= 12',
-		`a running campaign, 5 % of its numbers ending a minute; the node's static data as n8n stores it, ${mbOf(scale.stateBytes)} at ${scale.endedNumbers.toLocaleString('en-US')} ended numbers: one text per campaign; before: ${before.bytesPerEndedNumber.toFixed(2)} (${mbOf(before.stateBytes)}, an object per number, copied whole at every poll)`,
+		`a running campaign, 5 % of its numbers ending a minute; the node's static data as n8n stores it, ${mbOf(scale.stateBytes)} at ${scale.endedNumbers.toLocaleString('en-US')} ended numbers: one text per campaign, numbers kept exactly; keys hashed to 36 bits (two numbers could meet): ${HASHED_AT_SCALE.bytesPerEndedNumber.toFixed(2)}; before: ${before.bytesPerEndedNumber.toFixed(2)} (${mbOf(before.stateBytes)}, an object per number, copied whole at every poll)`,
+	);
+	const spread = stateCharsPerNumber(100_000, true);
+	add(
+		`${label}: state bytes per number, numbers spread over every country`,
+		spread.toFixed(2),
+		'<= 12',
+		`the worst case for keys kept as distances: 100,000 numbers anywhere in E.164's range; one country's (the sandbox's): ${stateCharsPerNumber(100_000).toFixed(2)}`,
 	);
 	add(
 		`${label}: polls until every result is in, after the last call`,
 		scale.resultsInAfter,
 		`<= ${scale.sweepPolls + 1}`,
-		`one read of every page: ${scale.sweepPolls} polls; the first read (silent) over ${scale.firstReadPolls} polls; ${scale.requests.toFixed(1)} requests a poll (at most ${scale.maxRequests}; the API's 100 a minute, ${scale.refused} refused); a poll ${scale.meanMs.toFixed(0)} ms in process (longest ${scale.maxMs.toFixed(0)}), ${scale.cpuMs.toFixed(0)} ms of CPU with the sandbox answering; a result waits ${scale.lag.toFixed(1)} polls (at most ${scale.maxLag}); ${scale.attempts.toLocaleString('en-US')} attempts, lost ${scale.lost}, twice ${scale.twice}, ${scale.skippedAttempts} counted as skipped; before: every result in after ${before.resultsInAfter}, first read over ${before.firstReadPolls}, ${before.requests} requests a poll, ${before.meanMs} ms (${before.cpuMs} ms of CPU), lost ${before.lost}, twice ${before.twice}; time scaled ×${scale.scale}`,
+		`one read of every page: ${scale.sweepPolls} polls; the first read (silent) over ${scale.firstReadPolls} polls; ${scale.requests.toFixed(1)} requests a poll (at most ${scale.maxRequests}; the API's 100 a minute, ${scale.refused} refused); a poll ${scale.meanMs.toFixed(0)} ms in process (longest ${scale.maxMs.toFixed(0)}), ${scale.cpuMs.toFixed(0)} ms of CPU with the sandbox answering; a result waits ${scale.lag.toFixed(1)} polls (at most ${scale.maxLag}); ${scale.attempts.toLocaleString('en-US')} attempts, lost ${scale.lost}, twice ${scale.twice}, ${scale.skippedAttempts} counted as skipped; keys hashed: ${HASHED_AT_SCALE.meanMs} ms (${HASHED_AT_SCALE.cpuMs} ms of CPU); before: every result in after ${before.resultsInAfter}, first read over ${before.firstReadPolls}, ${before.requests} requests a poll, ${before.meanMs} ms (${before.cpuMs} ms of CPU), lost ${before.lost}, twice ${before.twice}; time scaled ×${scale.scale}`,
 	);
 }
 

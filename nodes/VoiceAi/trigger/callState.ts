@@ -10,9 +10,9 @@
  * Keys are exact, not hashed: two numbers never share one (numberKey). A number listed twice has
  * a record per listing.
  *
- * Stored as one text: the records sorted by key, each key as its distance from the one before
- * (Rice-coded, so a campaign's numbers close to each other take few bits), then its state; a
- * number that is not written in digits is kept whole beside them.
+ * Stored as one text (base64): the records sorted by key, their states (4 bytes each), then each
+ * key as its distance from the one before (Rice-coded, so a campaign's numbers close to each other
+ * take few bits); a number that is not written in digits is kept whole beside them.
  */
 
 /** Bits of state a record keeps beside its number's key (docs/triggers.md). */
@@ -142,6 +142,21 @@ class BitReader {
 	private pending = 0;
 	constructor(private readonly bytes: Buffer) {}
 
+	/** A run of ones and the zero after it (at most `most` ones, then no zero): how many. */
+	ones(most: number): number {
+		let count = 0;
+		while (count < most) {
+			if (this.pending === 0) {
+				this.buffer = this.bytes[this.at++] ?? 0;
+				this.pending = 8;
+			}
+			this.pending--;
+			if (((this.buffer >>> this.pending) & 1) === 0) return count;
+			count++;
+		}
+		return count;
+	}
+
 	read(bits: number): number {
 		let value = 0;
 		for (let left = bits; left > 0;) {
@@ -161,6 +176,8 @@ class BitReader {
 /** Longest run of ones a gap is written with; a longer gap is written whole after it. */
 const MAX_UNARY = 24;
 const KEY_BITS = 52;
+/** The stored text's head: its format, the Rice parameter, the count; then 4 bytes of state a record, then the keys. */
+const HEAD_BYTES = 6;
 
 /**
  * The records of one campaign as the trigger last read them, by number: sorted by key, each
@@ -182,19 +199,18 @@ export class CallTable {
 		if (!text) return table;
 		const [binary, others] = text.split('|');
 		const bytes = Buffer.from(binary, 'base64');
-		if (bytes.length < 6 || bytes[0] !== FORMAT) return table;
+		if (bytes.length < HEAD_BYTES || bytes[0] !== FORMAT) return table;
 		const rice = bytes[1];
 		const count = bytes.readUInt32BE(2);
-		const reader = new BitReader(bytes.subarray(6));
+		const reader = new BitReader(bytes.subarray(HEAD_BYTES + count * 4));
 		const keys = new Array<number>(count);
 		const values = new Array<number>(count);
 		let key = 0;
 		for (let i = 0; i < count; i++) {
-			let ones = 0;
-			while (ones < MAX_UNARY && reader.read(1) === 1) ones++;
+			const ones = reader.ones(MAX_UNARY);
 			key += ones === MAX_UNARY ? reader.read(KEY_BITS) : ones * 2 ** rice + reader.read(rice);
 			keys[i] = key;
-			values[i] = reader.read(32);
+			values[i] = bytes.readUInt32BE(HEAD_BYTES + i * 4);
 		}
 		table.keys = keys;
 		table.values = values;
@@ -204,14 +220,17 @@ export class CallTable {
 
 	/** The records sorted by key, as text. */
 	encode(): string {
-		const all = this.entries();
-		const keys = all.map(([key]) => key);
-		const values = all.map(([, value]) => value);
-		const mean = keys.length > 1 ? (keys[keys.length - 1] - keys[0]) / (keys.length - 1) : 1;
+		const [keys, values] = this.sorted();
+		const count = keys.length;
+		const mean = count > 1 ? (keys[count - 1] - keys[0]) / (count - 1) : 1;
 		const rice = Math.max(0, Math.min(KEY_BITS, Math.floor(Math.log2(Math.max(1, mean)))));
+		const fixed = Buffer.alloc(HEAD_BYTES + count * 4);
+		fixed[0] = FORMAT;
+		fixed[1] = rice;
+		fixed.writeUInt32BE(count, 2);
 		const writer = new BitWriter();
 		let previous = 0;
-		for (let i = 0; i < keys.length; i++) {
+		for (let i = 0; i < count; i++) {
 			const gap = keys[i] - previous;
 			const ones = Math.floor(gap / 2 ** rice);
 			if (ones < MAX_UNARY) {
@@ -221,33 +240,36 @@ export class CallTable {
 				writer.write(2 ** MAX_UNARY - 1, MAX_UNARY);
 				writer.write(gap, KEY_BITS);
 			}
-			writer.write(values[i] >>> 0, 32);
+			fixed.writeUInt32BE(values[i] >>> 0, HEAD_BYTES + i * 4);
 			previous = keys[i];
 		}
-		const head = Buffer.alloc(6);
-		head[0] = FORMAT;
-		head[1] = rice;
-		head.writeUInt32BE(keys.length, 2);
-		const binary = Buffer.concat([head, writer.toBuffer()]).toString('base64');
+		const binary = Buffer.concat([fixed, writer.toBuffer()]).toString('base64');
 		if (this.others.length === 0) return binary;
 		return `${binary}|${Buffer.from(JSON.stringify(this.others)).toString('base64')}`;
 	}
 
-	/** [key, value] of every record, sorted by key (a number's listings in their order). */
-	private entries(): Array<[number, number]> {
-		const all: Array<[number, number]> = [];
+	/** The keys and values of every record, sorted by key (a number's listings in their order). */
+	private sorted(): [number[], number[]] {
+		if (this.addedKeys.length === 0) return [this.keys, this.values];
+		const keys: number[] = [];
+		const values: number[] = [];
 		const added = Array.from({ length: this.addedKeys.length }, (_, i) => i).sort(
 			(a, b) => this.addedKeys[a] - this.addedKeys[b] || a - b,
 		);
 		let j = 0;
 		for (let i = 0; i < this.keys.length; i++) {
 			for (; j < added.length && this.addedKeys[added[j]] < this.keys[i]; j++) {
-				all.push([this.addedKeys[added[j]], this.addedValues[added[j]]]);
+				keys.push(this.addedKeys[added[j]]);
+				values.push(this.addedValues[added[j]]);
 			}
-			all.push([this.keys[i], this.values[i]]);
+			keys.push(this.keys[i]);
+			values.push(this.values[i]);
 		}
-		for (; j < added.length; j++) all.push([this.addedKeys[added[j]], this.addedValues[added[j]]]);
-		return all;
+		for (; j < added.length; j++) {
+			keys.push(this.addedKeys[added[j]]);
+			values.push(this.addedValues[added[j]]);
+		}
+		return [keys, values];
 	}
 
 	get size(): number {
