@@ -240,6 +240,7 @@ async function readData(
 	const { watched } = state;
 	const items: IDataObject[] = [];
 	const failures: Array<NodeOperationError | InputError> = [];
+	const tables = new Map<string, CallTable>();
 	const order = state.queue.filter((queued) => watched[queued]);
 	const outcome = new Map<string, 'partial' | 'swept' | 'unreadable'>();
 	let read = false;
@@ -249,7 +250,9 @@ async function readData(
 	/** One campaign's read of at most `allowed` pages, from its cursor; the requests it made. */
 	const readCampaign = async (id: string, allowed: number): Promise<number> => {
 		const entry = watched[id];
-		const table = CallTable.decode(entry.table);
+		// Read once a poll, written back once at its end (a campaign may be read in several rounds).
+		const table = tables.get(id) ?? CallTable.decode(entry.table);
+		tables.set(id, table);
 		if (entry.cursor === null) table.startSweep();
 		let bad: InputError | undefined;
 		const sweep = await sweepCampaign(
@@ -267,7 +270,6 @@ async function readData(
 		read ||= sweep.requests > 0;
 		timeUp ||= sweep.timeUp === true;
 		entry.cursor = sweep.cursor;
-		entry.table = table.encode();
 		if (sweep.failed !== undefined) {
 			failures.push(campaignUnreadable(context, entry.campaign, sweep.failed));
 			outcome.set(id, 'unreadable');
@@ -302,6 +304,7 @@ async function readData(
 		await readCampaign(id, Infinity);
 	}
 	if (failures.length > 0 && !read) throw failures[0];
+	for (const [id, table] of tables) if (watched[id]) watched[id].table = table.encode();
 	const queue = order.filter((id) => watched[id]);
 	const placed = (kind?: string) => queue.filter((id) => outcome.get(id) === kind);
 	return {
