@@ -1,6 +1,7 @@
-import type { IBinaryData, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
+import type { Failure, IBinaryData, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 
-import { InputError } from './errors';
+import type { RequestFailure } from './errors';
+import { failureCause, InputError } from './errors';
 import { networkFailureWords } from './errorWords';
 import { fileIdentity } from './fileNames';
 import type { BodyStream, FileAnswer } from './fileTransport';
@@ -21,6 +22,8 @@ export interface MediaLink {
 /**
  * A download that failed: the message names the message and what went wrong, the description
  * what to do. `reason` is what the trigger and tests read: gone, expired, tooLarge, failed.
+ * `failure`: the cause when the file's host is the one failing (a 429, a 5xx, a timeout, a network
+ * error, a transfer that broke off), not the file: a trigger fails its poll with it.
  */
 export class DownloadError extends InputError {
 	override name = 'DownloadError';
@@ -30,9 +33,18 @@ export class DownloadError extends InputError {
 		description: string,
 		readonly reason: 'gone' | 'expired' | 'tooLarge' | 'failed',
 		readonly httpStatus?: number,
+		readonly failure?: Failure,
 	) {
 		super(message, description);
 	}
+}
+
+/** The cause of a failed request when it is the host's (overloaded, down, out of reach), not the file's. */
+function hostFailure(failure: RequestFailure): Failure | undefined {
+	const cause = failureCause(failure);
+	return cause?.cause === 'rate-limited' || cause?.cause === 'temporarily-unavailable'
+		? cause
+		: undefined;
 }
 
 const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10} MiB`;
@@ -90,6 +102,7 @@ function requestFailed(link: MediaLink, error: FileRequestError): DownloadError 
 		code ? `Network error code: ${code}` : 'Try again later.',
 		'failed',
 		status,
+		hostFailure(error.failure),
 	);
 }
 
@@ -179,5 +192,7 @@ export async function downloadFile(
 		`The media of message ${link.messageId} could not be downloaded: the transfer broke off`,
 		typeof code === 'string' ? `Network error code: ${code}` : 'Try again later.',
 		'failed',
+		undefined,
+		{ cause: 'temporarily-unavailable' },
 	);
 }

@@ -123,6 +123,8 @@ async function downloadWithFreshLink(
  * one records the field in `binaryProperty`. With `keepErrors` a failed download leaves
  * `mediaError` on its message instead of failing (a trigger never loses the message); the end of
  * a poll's time (PollTimeUp) is thrown whatever `keepErrors` says: the file waits for the next poll.
+ * So is a failure for which `failsAll` is true (a trigger's outage: the poll fails and the file
+ * is asked for again at the next one).
  */
 export async function attachFiles(
 	context: MediaContext,
@@ -130,6 +132,7 @@ export async function attachFiles(
 	settings: MediaSettings,
 	keepErrors: boolean,
 	freshLink?: FreshLink,
+	failsAll?: (error: unknown) => boolean,
 ): Promise<IBinaryKeyData | undefined> {
 	const binary: IBinaryKeyData = {};
 	let count = 0;
@@ -147,7 +150,7 @@ export async function attachFiles(
 			failed = error;
 		}
 		if (failed === undefined) continue;
-		if (failed instanceof PollTimeUp) throw failed;
+		if (failed instanceof PollTimeUp || failsAll?.(failed)) throw failed;
 		if (!keepErrors) throw asNodeError(context.getNode(), failed);
 		message.mediaError = mediaErrorOf(context, failed);
 	}

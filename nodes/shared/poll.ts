@@ -4,8 +4,8 @@ import type {
 	INodeExecutionData,
 	IPollFunctions,
 	NodeApiError,
-	NodeOperationError,
 } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	asNodeError,
@@ -33,6 +33,18 @@ export interface PollResult<S> {
 	items: IDataObject[] | OutputItems;
 	state: S;
 	failures?: unknown[];
+}
+
+/**
+ * A baseline that recorded what it could read and names what it could not (a watched ID the API
+ * does not know at n8n's start-up): each failure is a failed execution of its own, and the rest
+ * is watched from now on.
+ */
+export class PartialBaseline<S> {
+	constructor(
+		readonly state: S,
+		readonly failures: unknown[],
+	) {}
 }
 
 /** Items as n8n emits them: null for none. */
@@ -100,6 +112,11 @@ const POLL_WIDE_CAUSES: ReadonlySet<string> = new Set([
 	'credential-invalid',
 ]);
 
+/** Whether a declared cause is the poll's (see failsThePoll), not the watched thing's. */
+export function isPollWide(failure: Failure | undefined): boolean {
+	return failure !== undefined && POLL_WIDE_CAUSES.has(failure.cause);
+}
+
 /**
  * Whether a failed read is the poll's, not the watched thing's: the poll's time, a 429, a 5xx, a
  * timeout, a network error, a credential refused. Reading stops and the poll fails once with that
@@ -109,8 +126,22 @@ const POLL_WIDE_CAUSES: ReadonlySet<string> = new Set([
 export function failsThePoll(error: unknown): boolean {
 	if (error instanceof PollTimeUp) return true;
 	if (error instanceof InputError) return false;
-	const failure = declaredFailure(error) ?? failureCause(describeFailure(error));
-	return failure !== undefined && POLL_WIDE_CAUSES.has(failure.cause);
+	return isPollWide(declaredFailure(error) ?? failureCause(describeFailure(error)));
+}
+
+/** Activation modes in which a person is activating the workflow: publish, save, activate, a manual run. */
+const PERSON_ACTIVATIONS: ReadonlySet<string> = new Set(['activate', 'create', 'update', 'manual']);
+
+/**
+ * Whether a person is activating the workflow now, so that a watched ID the API does not know
+ * may be refused there and then (an activation error naming it). At n8n's start-up ('init'), a
+ * leadership change, or when n8n does not say, the workflow is already running: the unknown ID is
+ * a failed execution of its own, and the others go on.
+ */
+export function activatedByPerson(context: IPollFunctions): boolean {
+	const mode =
+		typeof context.getActivationMode === 'function' ? context.getActivationMode() : undefined;
+	return typeof mode === 'string' && PERSON_ACTIVATIONS.has(mode);
 }
 
 /** The error a poll throws: n8n's error for the node, with the cause n8n's scheduler reads. */
@@ -122,6 +153,27 @@ export function pollError(
 	const failure = declaredFailure(error);
 	if (failure && !shown.failure) shown.failure = failure;
 	return shown;
+}
+
+/**
+ * A failure of one watched thing (`what`: "The watched chat "cht_1"", …) named for a failed
+ * execution of its own, keeping its cause; `goesOn` says what happens to it next.
+ */
+export function unreadable(
+	context: IPollFunctions,
+	what: string,
+	error: unknown,
+	goesOn: string,
+): NodeOperationError {
+	const shown = pollError(context, error);
+	const message = `${what} could not be read`;
+	const named = new NodeOperationError(context.getNode(), message, {
+		description: [shown.message, shown.description, goesOn].filter(Boolean).join('\n'),
+	});
+	// The message is ours and names the thing (perhaps with the ID given): n8n shows it as it is.
+	named.message = message;
+	if (shown.failure) named.failure = shown.failure;
+	return named;
 }
 
 /**
@@ -145,7 +197,8 @@ function reportPartialFailure(context: IPollFunctions, error: unknown): void {
  * - every poll keeps to its time (pollBudgetMs): requests wait at most what is left of it, and
  *   the handlers stop reading when it is up (PollTimeUp), hand over what they read and record
  *   where to go on;
- * - the first poll (no state for this key) records a baseline and emits nothing;
+ * - the first poll (no state for this key) records a baseline and emits nothing; a baseline that
+ *   could not read everything (PartialBaseline) reports what it could not, each on its own;
  * - a manual "Fetch Test Event" returns a sample and leaves the state untouched;
  * - the state is written only after the whole poll succeeded, so a failed poll changes nothing
  *   and the next one sees the same state: nothing is lost or emitted twice;
@@ -157,7 +210,7 @@ export async function runPoll<S>(
 	context: IPollFunctions,
 	key: string,
 	handlers: {
-		baseline: () => Promise<S>;
+		baseline: () => Promise<S | PartialBaseline<S>>;
 		poll: (state: S) => Promise<PollResult<S>>;
 		sample: (state: S | undefined) => Promise<IDataObject[] | OutputItems>;
 	},
@@ -181,8 +234,11 @@ export async function runPoll<S>(
 			const clock = new PollClock(pollBudgetMs(context));
 			return await withPollClock(context, clock, async () => {
 				if (current === undefined) {
-					const state = await handlers.baseline();
+					const first = await handlers.baseline();
+					const { state, failures } =
+						first instanceof PartialBaseline ? first : { state: first, failures: [] };
 					staticData.poll = { key, state } as unknown as IDataObject;
+					for (const failure of failures) reportPartialFailure(context, failure);
 					return null;
 				}
 				const { items, state, failures = [] } = await handlers.poll(current);

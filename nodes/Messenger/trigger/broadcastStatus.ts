@@ -2,7 +2,16 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { textField } from '../../shared/answerFields';
 import { InputError } from '../../shared/errors';
-import { readingOrder, readInTurn, runPoll, triggerSetting } from '../../shared/poll';
+import {
+	activatedByPerson,
+	PartialBaseline,
+	pollError,
+	readingOrder,
+	readInTurn,
+	runPoll,
+	triggerSetting,
+	unreadable,
+} from '../../shared/poll';
 import { apiRequest, path } from '../../shared/transport';
 import { broadcastMessageIds } from '../actions/broadcast/messageIds';
 
@@ -59,12 +68,16 @@ function statusOf(message: IDataObject): string {
  * broadcast messages), while the poll's time allows: the message not asked about is where the
  * next poll starts, the others keep their last status. Ids new to the parameter are recorded
  * without an event, as a baseline; unknown ids are returned as `failures` and dropped; final
- * messages stop being watched.
+ * messages stop being watched. With `isolate`, a message that could not be read for a reason of
+ * its own (403, an answer without a status) keeps its state and is named in `failures` while the
+ * others go on (all of them failing fails the poll); without, it fails the poll. An outage (429,
+ * 5xx, a timeout) fails the poll whatever `isolate` says.
  */
 export async function pollBroadcastStatuses(
 	context: IPollFunctions,
 	ids: string[],
 	state: BroadcastWatchState,
+	{ isolate }: { isolate: boolean },
 ): Promise<{ changes: BroadcastStatusChange[]; state: BroadcastWatchState; failures: unknown[] }> {
 	const finished = state.finished.filter((id) => ids.includes(id));
 	const watching: Record<string, string> = {};
@@ -73,39 +86,68 @@ export async function pollBroadcastStatuses(
 	}
 	const changes: BroadcastStatusChange[] = [];
 	const failures: unknown[] = [];
+	let read = 0;
 	const order = readingOrder(ids, state.next, (id) => id).filter((id) => !finished.includes(id));
-	const [next] = await readInTurn(context, order, async (id) => {
-		const message = await fetchMessage(context, id);
-		if (!message) {
-			failures.push(messageGone(id));
-			finished.push(id);
-			delete watching[id];
-			return;
-		}
-		const status = statusOf(message);
-		const previousStatus = state.watching[id];
-		if (previousStatus !== undefined && previousStatus !== status) {
-			changes.push({ messageId: id, previousStatus, status, message });
-		}
-		if (FINAL_BROADCAST_STATUSES.includes(status)) {
-			finished.push(id);
-			delete watching[id];
-		} else watching[id] = status;
-	});
+	const [next] = await readInTurn(
+		context,
+		order,
+		async (id) => {
+			const message = await fetchMessage(context, id);
+			if (!message) {
+				failures.push(messageGone(id));
+				finished.push(id);
+				delete watching[id];
+				read++;
+				return;
+			}
+			const status = statusOf(message);
+			const previousStatus = state.watching[id];
+			if (previousStatus !== undefined && previousStatus !== status) {
+				changes.push({ messageId: id, previousStatus, status, message });
+			}
+			if (FINAL_BROADCAST_STATUSES.includes(status)) {
+				finished.push(id);
+				delete watching[id];
+			} else watching[id] = status;
+			read++;
+		},
+		{
+			isolate: (id, error) => {
+				if (!isolate || (read === 0 && failures.length + 1 === order.length)) {
+					throw pollError(context, error);
+				}
+				failures.push(
+					unreadable(
+						context,
+						`The watched broadcast message "${id}"`,
+						error,
+						'The other messages are reported as usual; this one keeps its last status and is asked about again at the next poll.',
+					),
+				);
+			},
+		},
+	);
 	return { changes, state: { watching, finished, ...(next ? { next } : {}) }, failures };
 }
 
-/** First poll: the status of every message, recorded without events (an unknown id fails it). */
+/**
+ * First poll: the status of every message, recorded without events. An unknown ID refuses a
+ * person's activation, naming it; at n8n's start-up or a leadership change (or when n8n does not
+ * say) it is a failed execution of its own, and the other messages are watched.
+ */
 export async function broadcastBaseline(
 	context: IPollFunctions,
 	ids: string[],
-): Promise<BroadcastWatchState> {
-	const { state, failures } = await pollBroadcastStatuses(context, ids, {
-		watching: {},
-		finished: [],
-	});
-	if (failures.length) throw failures[0];
-	return state;
+): Promise<PartialBaseline<BroadcastWatchState>> {
+	const person = activatedByPerson(context);
+	const { state, failures } = await pollBroadcastStatuses(
+		context,
+		ids,
+		{ watching: {}, finished: [] },
+		{ isolate: !person },
+	);
+	if (person && failures.length) throw failures[0];
+	return new PartialBaseline(state, failures);
 }
 
 /** A real sample for Fetch Test Event: the first message's current status. */
@@ -147,7 +189,7 @@ export async function pollBroadcastStatusEvent(
 	return await runPoll<BroadcastWatchState>(context, 'broadcastStatusChanged', {
 		baseline: async () => await broadcastBaseline(context, ids),
 		poll: async (state) => {
-			const polled = await pollBroadcastStatuses(context, ids, state);
+			const polled = await pollBroadcastStatuses(context, ids, state, { isolate: true });
 			const wanted = polled.changes.filter(
 				(change) => statuses.length === 0 || statuses.includes(change.status),
 			);

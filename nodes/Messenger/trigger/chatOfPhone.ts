@@ -49,10 +49,12 @@ export async function chatIdOf(
  * reach the poll's reading loop as what they are, not as a failure of this chat.
  */
 export async function unlessChatMissing<T>(read: () => Promise<T>): Promise<T | undefined> {
+	let failed: unknown;
 	try {
 		return await read();
 	} catch (error) {
-		if (describeFailure(error).status === 404) return undefined;
-		throw error;
+		failed = error;
 	}
+	if (describeFailure(failed).status === 404) return undefined;
+	throw failed;
 }

@@ -1,8 +1,9 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { DownloadError } from '../../shared/download';
 import type { FreshLink, MediaSettings } from '../../shared/mediaFiles';
 import { attachFiles, mediaLinkOf, mediaSettings } from '../../shared/mediaFiles';
-import { rethrowUnlessTimeUp } from '../../shared/poll';
+import { failsThePoll, isPollWide, rethrowUnlessTimeUp } from '../../shared/poll';
 import type { PollTimeUp } from '../../shared/pollClock';
 import { OutputItems } from '../../shared/router';
 import { requireNumberInRange } from '../../shared/validation';
@@ -107,6 +108,15 @@ export function releaseHeld(
 	return { released, held: chats };
 }
 
+/**
+ * A download failure that is not the message's own: an outage of the API (reading a fresh link)
+ * or of the file's host. The poll fails with its cause and the file is asked for at the next one;
+ * a file that is gone, expired or too large is the message's, which comes with `mediaError`.
+ */
+function failsDelivery(error: unknown): boolean {
+	return failsThePoll(error) || (error instanceof DownloadError && isPollWide(error.failure));
+}
+
 /** A message as it was found, without what a download that was cut off left on it. */
 function asFound(item: IDataObject): IDataObject {
 	const found = { ...item };
@@ -122,12 +132,13 @@ function asFound(item: IDataObject): IDataObject {
  * When the poll's time ends during a download, that item and the ones after it are returned
  * as `undelivered` (by chat) for the next poll, which delivers them first; with
  * `mustDeliverFirst` (they had a whole poll's time) the first is delivered with `mediaError`.
+ * With `fetchFailsPoll` an outage while fetching a file fails the poll (failsDelivery).
  */
 export async function deliveredItems(
 	context: IPollFunctions,
 	released: IDataObject[][],
 	settings: DeliverySettings,
-	options: { freshLink?: FreshLink; mustDeliverFirst?: boolean } = {},
+	options: { freshLink?: FreshLink; mustDeliverFirst?: boolean; fetchFailsPoll?: boolean } = {},
 ): Promise<{ output: OutputItems; undelivered: IDataObject[][] }> {
 	const units = settings.groupByChat
 		? released.flatMap((items) => byChat(items)).map((items) => chatGroup(items))
@@ -140,7 +151,14 @@ export async function deliveredItems(
 		let binary: INodeExecutionData['binary'];
 		try {
 			binary = settings.media.download
-				? await attachFiles(context, messages, settings.media, true, options.freshLink)
+				? await attachFiles(
+						context,
+						messages,
+						settings.media,
+						true,
+						options.freshLink,
+						options.fetchFailsPoll ? failsDelivery : undefined,
+					)
 				: undefined;
 		} catch (error) {
 			rethrowUnlessTimeUp(error, true);

@@ -4,7 +4,16 @@ import { InputError } from '../../shared/errors';
 import type { MediaLink } from '../../shared/download';
 import { mediaLinkOf } from '../../shared/mediaFiles';
 import { listPages } from '../../shared/pagination';
-import { pollError, readingOrder, readInTurn, runPoll, triggerSetting } from '../../shared/poll';
+import {
+	activatedByPerson,
+	PartialBaseline,
+	pollError,
+	readingOrder,
+	readInTurn,
+	runPoll,
+	triggerSetting,
+	unreadable,
+} from '../../shared/poll';
 import { OutputItems } from '../../shared/router';
 import { apiRequest, path } from '../../shared/transport';
 import { chatIdOf, historyPath, unlessChatMissing } from './chatOfPhone';
@@ -53,6 +62,16 @@ function chatGone(entry: WatchEntry, chatId: string): InputError {
 		entry.phone
 			? 'The phone is matched to its chat again at the next poll.'
 			: 'Correct the ID, or remove it from Chats. Found gone after activation, it is reported once and no longer asked for while it stays there.',
+	);
+}
+
+/** A watched entry that could not be read for a reason of its own (403, an answer the trigger cannot read), named. */
+function chatUnreadable(context: IPollFunctions, entry: WatchEntry, error: unknown) {
+	return unreadable(
+		context,
+		entry.phone ? `The chat of ${entry.phone}` : `The watched chat "${entry.chatId}"`,
+		error,
+		'The other chats are reported as usual; this one keeps its place and is read again at the next poll, so nothing is lost.',
 	);
 }
 
@@ -186,11 +205,11 @@ export async function pollMessages(
 		},
 		{
 			readBefore,
-			isolate: (_entry, error) => {
+			isolate: (entry, error) => {
 				if (!isolate || (read === 0 && failures.length + 1 === entries.length)) {
 					throw pollError(context, error);
 				}
-				failures.push(error);
+				failures.push(chatUnreadable(context, entry, error));
 			},
 		},
 	);
@@ -223,18 +242,21 @@ export async function pollMessageReceivedEvent(
 	const refresh = async (messageId: string) => await freshLink(context, messageId);
 	return await runPoll<MessageWatchState>(context, 'messageReceived', {
 		baseline: async () => {
+			// A person activating sees what is wrong with the list there and then; n8n starting or
+			// changing its leader goes on with the chats it can read, naming the others.
+			const person = activatedByPerson(context);
 			const first = await pollMessages(context, entries, { chats: {} }, filter, {
-				isolate: false,
+				isolate: !person,
 			});
-			// A chat that is not there shows at activation, where the list is being made.
-			if (first.failures.length) throw first.failures[0];
-			return first.state;
+			if (person && first.failures.length) throw first.failures[0];
+			return new PartialBaseline(first.state, first.failures);
 		},
 		poll: async (state) => {
 			// Files the last poll had no time for go first, with the whole of this poll's time.
 			const first = await deliveredItems(context, state.pending ?? [], delivery, {
 				freshLink: refresh,
 				mustDeliverFirst: true,
+				fetchFailsPoll: true,
 			});
 			if (first.undelivered.length) {
 				return {
@@ -253,7 +275,10 @@ export async function pollMessageReceivedEvent(
 				delivery.pauseSeconds,
 				Date.now(),
 			);
-			const rest = await deliveredItems(context, released, delivery, { freshLink: refresh });
+			const rest = await deliveredItems(context, released, delivery, {
+				freshLink: refresh,
+				fetchFailsPoll: true,
+			});
 			const kept = Object.keys(held).length ? { held } : {};
 			const pending = rest.undelivered.length ? { pending: rest.undelivered } : {};
 			return {

@@ -6,7 +6,9 @@ import { describe, it } from 'node:test';
 
 import { MessengerTrigger } from '../../../nodes/Messenger/MessengerTrigger.node.ts';
 import {
+	activatedByPerson,
 	isPolling,
+	PartialBaseline,
 	pollBudgetMs,
 	readInTurn,
 	readingOrder,
@@ -19,6 +21,7 @@ import {
 	pollClockOf,
 	withPollClock,
 } from '../../../nodes/shared/pollClock.ts';
+import { InputError } from '../../../nodes/shared/errors.ts';
 import { attemptLimits } from '../../../nodes/shared/transport.ts';
 import { VoiceAiTrigger } from '../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { TEST_NODE, createPollContext, httpError } from '../../../tools/context.mjs';
@@ -48,6 +51,32 @@ describe('runPoll', () => {
 		assert.deepEqual(await runPoll(context, 'k', h), [[{ json: { n: 1 } }]]);
 		assert.deepEqual(staticData.poll.state, { seen: 2 });
 		assert.deepEqual(h.calls, ['baseline', 'poll']);
+	});
+
+	it('a baseline may name what it could not read: the state is recorded, each failure a failed execution of its own', async () => {
+		const { context, staticData, emittedErrors } = createPollContext({ params: {} });
+		const gone = new InputError('The watched chat "cht_typo" was not found');
+		const h = handlers({ baseline: async () => new PartialBaseline({ seen: 1 }, [gone]) });
+		assert.equal(await runPoll(context, 'k', h), null);
+		assert.deepEqual(staticData.poll, { key: 'k', state: { seen: 1 } });
+		assert.equal(emittedErrors.length, 1);
+		assert.match(emittedErrors[0].message, /cht_typo/);
+		assert.deepEqual(emittedErrors[0].failure, { cause: 'configuration-invalid' });
+		assert.deepEqual(await runPoll(context, 'k', h), [[{ json: { n: 1 } }]]);
+	});
+
+	it('who activates: a person (activate, create, update, manual), or n8n itself (init, leadershipChange, or it does not say)', () => {
+		const activatedIn = (mode) => {
+			const { context } = createPollContext({ params: {} });
+			if (mode === undefined) delete context.getActivationMode;
+			else context.getActivationMode = () => mode;
+			return activatedByPerson(context);
+		};
+		for (const mode of ['activate', 'create', 'update', 'manual'])
+			assert.equal(activatedIn(mode), true);
+		for (const mode of ['init', 'leadershipChange', undefined, 'future']) {
+			assert.equal(activatedIn(mode), false, String(mode));
+		}
 	});
 
 	it('another key (other event or settings) starts from a new baseline', async () => {
