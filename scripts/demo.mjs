@@ -52,7 +52,14 @@ export const BANNER_EXAMPLES = Object.freeze({
 	approval: 'approve-campaign-cancel.json',
 	calls: 'call-follow-up.json',
 	mcp: 'mcp-server.json',
+	mcpSends: 'mcp-server-sends.json',
 });
+
+/**
+ * The bearer token of examples/mcp-server-sends.json under `npm start` (a demo value, printed in
+ * its banner): a token of its own, so that a client given the reading example's cannot send.
+ */
+export const DEMO_MCP_SEND_TOKEN = 'voice-messaging-demo-mcp-send-token';
 
 /** The data table examples/call-follow-up.json writes answered calls to (by its name). */
 export const ANSWERED_CALLS_TABLE = Object.freeze({

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm start: the sandbox API plus a real n8n with this package installed the way self-hosted
 // users install community nodes, an owner account, a credential for the sandbox and the example
-// workflows, and the address of the MCP server example (said again when it is published).
+// workflows, and the addresses of the MCP server examples (the reading one's said again when it is
+// published).
 // Ctrl-C, or SIGINT/SIGTERM to this process or to npm's, stops everything it started.
 // Warm (nothing to install, sources unchanged) it needs about 9 s of CPU, most of it n8n's: the
 // package is built and packed only when its sources changed (tools/pack.mjs packOnChange),
@@ -33,6 +34,7 @@ import {
 import {
 	ANSWERED_CALLS_TABLE,
 	BANNER_EXAMPLES,
+	DEMO_MCP_SEND_TOKEN,
 	ensureDataTable,
 	exampleName,
 	importMissingExamples,
@@ -65,6 +67,11 @@ export const DEMO_MODEL_CREDENTIAL = {
 };
 /** n8n's Bearer Auth credential the MCP server example checks its clients' token against. */
 export const DEMO_MCP_CREDENTIAL = { id: 'sandboxMcpClients', name: 'MCP clients (demo token)' };
+/** The sending MCP example's own Bearer Auth credential: a reading client's token cannot send. */
+export const DEMO_MCP_SEND_CREDENTIAL = {
+	id: 'sandboxMcpSenders',
+	name: 'MCP sending clients (demo token)',
+};
 /** How often a step that takes a while says it is still going. */
 const STEP_PROGRESS_MS = 10_000;
 
@@ -126,6 +133,19 @@ function mcpBanner(name, address) {
 			: `  mcp        publish "${name}" and its tools are served at ${address.url} (said here once it is)`,
 		`             to clients sending the header '${header}' (credential "${DEMO_MCP_CREDENTIAL.name}")`,
 		`  connect    npx -y mcp-remote ${address.url} --header '${header}'  (what Claude Desktop runs; Cursor and others: docs/mcp.md)`,
+	];
+}
+
+/**
+ * The banner's lines for the sending MCP example: where it would serve, with its own token, and
+ * that docs/mcp.md says what publishing it means first (a client that sends can be talked into it).
+ * @param {string} name @param {{ url: string, published: boolean } | undefined} address
+ */
+function mcpSendsBanner(name, address) {
+	if (!address) return [];
+	return [
+		`  mcp sends  "${name}" (${address.published ? 'published' : 'not published'}): its send tools at ${address.url}`,
+		`             with a token of its own, 'Authorization: Bearer ${DEMO_MCP_SEND_TOKEN}' (credential "${DEMO_MCP_SEND_CREDENTIAL.name}"); read docs/mcp.md#sending-media before publishing it`,
 	];
 }
 
@@ -221,7 +241,7 @@ async function main() {
 		return ready;
 	});
 
-	const { imported, kept, table, mcp, mcpWatch } = await step(
+	const { imported, kept, table, mcp, mcpSends, mcpWatch } = await step(
 		'examples',
 		'credentials, and the examples n8n lacks',
 		async () => {
@@ -234,6 +254,7 @@ async function main() {
 				sandboxCredential(DEMO_CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 				sandboxModelCredential(DEMO_MODEL_CREDENTIAL, sandbox),
 				mcpBearerCredential(DEMO_MCP_CREDENTIAL, DEMO_MCP_TOKEN),
+				mcpBearerCredential(DEMO_MCP_SEND_CREDENTIAL, DEMO_MCP_SEND_TOKEN),
 			];
 			const found = await Promise.all(records.map((record) => upsertCredential(rest, record)));
 			const ids = new Map(records.map((record, index) => [record.id, found[index].id]));
@@ -246,10 +267,15 @@ async function main() {
 				baseUrl: server.baseUrl,
 				workflowId: examples.find(({ file }) => file === BANNER_EXAMPLES.mcp)?.workflow.id ?? '',
 			};
-			const mcp = mcpWatch.workflowId
-				? await mcpServerAddress(rest, mcpWatch.baseUrl, mcpWatch.workflowId)
-				: undefined;
-			return { ...imports, table, mcp, mcpWatch };
+			const addressOf = async (file) => {
+				const id = examples.find((example) => example.file === file)?.workflow.id;
+				return id ? await mcpServerAddress(rest, mcpWatch.baseUrl, id) : undefined;
+			};
+			const [mcp, mcpSends] = await Promise.all([
+				addressOf(BANNER_EXAMPLES.mcp),
+				addressOf(BANNER_EXAMPLES.mcpSends),
+			]);
+			return { ...imports, table, mcp, mcpSends, mcpWatch };
 		},
 	);
 
@@ -279,6 +305,8 @@ async function main() {
 	);
 	const mcpName = exampleName(examples, BANNER_EXAMPLES.mcp);
 	for (const line of mcpBanner(mcpName, mcp)) say(line);
+	for (const line of mcpSendsBanner(exampleName(examples, BANNER_EXAMPLES.mcpSends), mcpSends))
+		say(line);
 	say(`  n8n data   ${USER_FOLDER}`);
 	say('');
 	say(`Ready in ${formatDuration(Date.now() - started)} (${timings.join(', ')}; some at once).`);

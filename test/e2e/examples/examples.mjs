@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { before } from 'node:test';
 
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
+import { DEMO_MCP_SEND_TOKEN } from '../../../scripts/demo.mjs';
 import {
 	DEMO_MCP_TOKEN,
 	executionError,
@@ -24,6 +25,11 @@ export const CREDENTIAL = { id: 'sandboxVoiceMessaging', name: 'Voice & Messagin
 export const MODEL_CREDENTIAL = { id: 'sandboxChatModel', name: 'Sandbox chat model (stand-in)' };
 /** The Bearer Auth credential scripts/start.mjs creates for MCP clients of examples/mcp-server.json. */
 export const MCP_CREDENTIAL = { id: 'sandboxMcpClients', name: 'MCP clients (demo token)' };
+/** The sending MCP example's own Bearer Auth credential (examples/mcp-server-sends.json). */
+export const MCP_SEND_CREDENTIAL = {
+	id: 'sandboxMcpSenders',
+	name: 'MCP sending clients (demo token)',
+};
 export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 export const STICKY = 'n8n-nodes-base.stickyNote';
 
@@ -38,7 +44,7 @@ export const EXAMPLES = new Map(
 
 /**
  * The suite that runs each example: test/e2e/examples/<suite>.e2e.test.mjs, or with a folder,
- * test/e2e/<suite>.e2e.test.mjs (the MCP server example is an AI suite's). workflowShape fails on
+ * test/e2e/<suite>.e2e.test.mjs (the MCP server examples are an AI suite's). workflowShape fails on
  * a file in examples/ without an entry; each suite fails when one of its examples did not run.
  */
 export const RUN_BY = {
@@ -53,6 +59,7 @@ export const RUN_BY = {
 	'approve-campaign-cancel.json': 'assistantAndApproval',
 	'call-follow-up.json': 'callFollowUp',
 	'mcp-server.json': 'ai/mcpServer',
+	'mcp-server-sends.json': 'ai/mcpServerSends',
 };
 
 /** The test file of a suite named in RUN_BY, below the repository's root. @param {string} suite */
@@ -116,6 +123,7 @@ export function examplesN8n(files) {
 			sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.full),
 			sandboxModelCredential(MODEL_CREDENTIAL, sandbox),
 			mcpBearerCredential(MCP_CREDENTIAL, DEMO_MCP_TOKEN),
+			mcpBearerCredential(MCP_SEND_CREDENTIAL, DEMO_MCP_SEND_TOKEN),
 		],
 	});
 	before(() => e2e.n8n.importWorkflows(files.map((file) => EXAMPLES.get(file))));

@@ -18,6 +18,7 @@ import {
 	FILES,
 	MANUAL_TRIGGER,
 	MCP_CREDENTIAL,
+	MCP_SEND_CREDENTIAL,
 	MODEL_CREDENTIAL,
 	RUN_BY,
 	STICKY,
@@ -38,6 +39,12 @@ const PACKAGE_NODE_TYPES = [
 const BASE_NODE_CREDENTIALS = {
 	'@n8n/n8n-nodes-langchain.lmChatOpenAi': { openAiApi: MODEL_CREDENTIAL },
 	'@n8n/n8n-nodes-langchain.mcpTrigger': { httpBearerAuth: MCP_CREDENTIAL },
+};
+/** Examples whose nodes of n8n's own use another credential: the sending MCP server's own token. */
+const FILE_NODE_CREDENTIALS = {
+	'mcp-server-sends.json': {
+		'@n8n/n8n-nodes-langchain.mcpTrigger': { httpBearerAuth: MCP_SEND_CREDENTIAL },
+	},
 };
 
 describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_000 }, () => {
@@ -99,7 +106,11 @@ describe('Example workflows (examples/*.json) in a real n8n', { timeout: 5 * 60_
 						baseVersions(node.type).includes(node.typeVersion),
 						`${label}: ${node.type} v${node.typeVersion} does not exist in n8n ${ex.n8n.version} (has ${baseVersions(node.type)})`,
 					);
-					assert.deepEqual(node.credentials, BASE_NODE_CREDENTIALS[node.type], label);
+					assert.deepEqual(
+						node.credentials,
+						{ ...BASE_NODE_CREDENTIALS, ...FILE_NODE_CREDENTIALS[file] }[node.type],
+						label,
+					);
 				}
 			}
 
