@@ -347,7 +347,8 @@ describe("a poll's latest start bounds its wait in the credential's queue", () =
 		assert.equal(refused.slot, null);
 		// Given up once the turns ahead leave it less than the pace's 10 ms, by its latest start.
 		assert.ok(refused.ms >= 50, `refused after ${refused.ms} ms, while it could still start`);
-		assert.ok(refused.ms < 60 + 40, `refused after ${refused.ms} ms, its latest start was 60 ms`);
+		// Slack for a loaded machine's timers; before the fix it waited for the 30 turns, some 300 ms.
+		assert.ok(refused.ms < 60 + 100, `refused after ${refused.ms} ms, its latest start was 60 ms`);
 		const slots = await Promise.all(busy);
 		const next = await after;
 		assert.ok(next.slot, 'the turn after the poll is served');
@@ -371,7 +372,7 @@ describe("a poll's latest start bounds its wait in the credential's queue", () =
 		});
 		const refused = await waitForRequestSlot('full', 1, started + 100);
 		assert.equal(refused, null);
-		assert.ok(Date.now() - started < 50, `refused after ${Date.now() - started} ms`);
+		assert.ok(Date.now() - started < 150, `refused after ${Date.now() - started} ms`);
 		const slot = await ahead;
 		assert.ok(slot.sentAt - started >= 290, 'the turn ahead kept its own pace');
 		assert.equal(slot.pacer.inFlight, 0, 'the refused turn took no place');
@@ -401,7 +402,7 @@ describe("a poll's latest start bounds its wait in the credential's queue", () =
 		const poll = waitForRequestSlot('paused', 100, started + 5_000);
 		settleRequestSlot(sent, { status: 429, headers: { 'retry-after': '10' } });
 		assert.equal(await poll, null);
-		assert.ok(Date.now() - started < 50, `refused after ${Date.now() - started} ms`);
+		assert.ok(Date.now() - started < 150, `refused after ${Date.now() - started} ms`);
 		assert.equal(runningTimers(), 0);
 	});
 });
