@@ -1,0 +1,15 @@
+// Own n8n: n8n 2.41's durable scheduler for polls (off by default) is switched on by environment.
+// Call Finished on data ordered by last change (callFinishedReorder.e2e.test.mjs, every test) on
+// n8n 2.41.1 under that scheduler: it offers the node getPollBudgetMs() and keeps the trigger's
+// state as durable cursors.
+import { DEFAULT_N8N_VERSION, importSuite } from '../harness.mjs';
+
+await importSuite('triggers/callFinishedReorder.e2e.test.mjs', {
+	version: DEFAULT_N8N_VERSION,
+	env: {
+		N8N_SCHEDULER_ENABLED: 'true',
+		N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+		N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	},
+});
