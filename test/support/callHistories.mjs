@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 
 import fc from 'fast-check';
 
+import { CallTable } from '../../nodes/VoiceAi/trigger/callState.ts';
 import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { httpError } from '../../tools/context.mjs';
 import { scriptedPoll } from './unit.mjs';
@@ -126,6 +127,10 @@ export function simulatedApi(world) {
 		served: [],
 		pollServed: new Map(),
 		done: () => listings.every((l) => l.steps.length === 0),
+		bound: listings.reduce(
+			(sum, l) => sum + (listings.filter((o) => o.number === l.number).length > 1 ? 2 : 1),
+			0,
+		),
 		now: () => now,
 		happen,
 		listings,
@@ -212,6 +217,10 @@ export async function run(world, params = {}, log = undefined) {
 			failedPolls++;
 			return false;
 		}
+		// The state within its bound: a record per listing (two for a number listed twice, whose
+		// listings may have taken each other's record).
+		const table = staticData.poll?.state?.watched?.c1?.table;
+		if (table) assert.ok(CallTable.decode(table).size <= api.bound, 'records kept');
 		// Watching began with the first poll that succeeded, at its first dated answer.
 		api.since ??= api.pollSince;
 		for (const [index, states] of api.pollServed) {
