@@ -188,12 +188,12 @@ const wanted = (settings: CallSettings) => (campaign: Campaign) =>
  * read is spread over polls by their time: it goes on at the next polls.
  */
 async function baseline(context: IPollFunctions, settings: CallSettings): Promise<CallWatchState> {
-	// When watching began by the API's clock: its first answer's Date (second by second, so the
-	// second after it), else n8n's.
+	// When watching began by the API's clock: its first answer's Date (whole seconds: an attempt
+	// that ended in the second before may be reported; none after it is lost), else n8n's.
 	let since = Date.now();
 	let dated = false;
 	const campaigns = await campaignBaseline(context, (ms) => {
-		if (!dated) since = ms + 1000;
+		if (!dated) since = ms;
 		dated = true;
 	});
 	const watched: Record<string, WatchedCampaign> = {};

@@ -9,76 +9,11 @@ import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { readCall } from '../../../../nodes/VoiceAi/trigger/callRecords.ts';
 import { httpError } from '../../../../tools/context.mjs';
+import { at, callWatcher, campaignsApi, keys, record } from '../../../support/callApi.mjs';
 import { run } from '../../../support/callHistories.mjs';
 import { scriptedPoll } from '../../../support/unit.mjs';
 
 const trigger = new VoiceAiTrigger();
-const at = (minute) => new Date(Date.UTC(2026, 0, 5, 9, minute)).toISOString();
-const record = (phoneNumber, status, attempts = 1, calledAt = at(attempts)) => ({
-	phoneNumber,
-	status,
-	attempts,
-	calledAt,
-});
-
-/**
- * A scripted API of campaigns (id → { status, records }), each data page `pageSize` records of
- * `records()` as it is when that page is asked for; `beforeData(page, id)` runs first (calls end,
- * records move). `failAt(n)` may throw for the n-th request. Answers carry a Date header of
- * `clock()` when n8n asks for the full response.
- */
-function api(campaigns, { pageSize = 100, beforeData, failAt, clock } = {}) {
-	let requests = 0;
-	const body = ({ url, qs = {} }) => {
-		const all = Object.entries(campaigns).map(([id, c]) => ({
-			id,
-			name: `Campaign ${id}`,
-			agentName: 'Lucia',
-			status: c.status,
-			createdAt: at(0),
-		}));
-		if (url.endsWith('/api/v1/voice/campaigns')) {
-			const items = qs.status ? all.filter((c) => c.status === qs.status) : all;
-			return { items, total: items.length, page: 1, totalPages: 1 };
-		}
-		const [, id, data] = /\/campaigns\/([^/]+)(\/data)?$/.exec(url) ?? [];
-		if (!data) return all.find((c) => c.id === id);
-		const page = Number(qs.page);
-		beforeData?.(page, id);
-		const records = campaigns[id].records();
-		return {
-			items: records.slice((page - 1) * pageSize, page * pageSize),
-			totalPages: Math.max(1, Math.ceil(records.length / pageSize)),
-			page,
-		};
-	};
-	return (options) => {
-		requests++;
-		failAt?.(requests, options);
-		const answer = body(options);
-		if (!options.returnFullResponse) return answer;
-		const date = new Date(clock?.() ?? Date.now()).toUTCString();
-		return { body: answer, headers: { date }, statusCode: 200 };
-	};
-}
-
-/** Polls of one Call Finished node (its static data kept between them) against `respond`. */
-function watcher(respond, params = {}) {
-	const staticData = {};
-	return {
-		staticData,
-		async poll() {
-			const { context, calls, emittedErrors } = scriptedPoll(respond, {
-				params: { event: 'callFinished', ...params },
-				staticData,
-			});
-			const result = await trigger.poll.call(context);
-			return { items: result ? result[0].map((i) => i.json) : [], calls, emittedErrors };
-		},
-	};
-}
-
-const keys = (items) => items.map((i) => `${i.phoneNumber}#${i.attempts}:${i.status}`);
 
 describe('Call Finished: the defects, each once', () => {
 	// A 503 is asked again at once (the outage test counts failures, not waits).
@@ -98,8 +33,8 @@ describe('Call Finished: the defects, each once', () => {
 			rows = [changed, ...rows.filter((r) => r.phoneNumber !== number)];
 		};
 		let between;
-		const w = watcher(
-			api(
+		const w = callWatcher(
+			campaignsApi(
 				{ c1: { status: 'in_progress', records: () => rows } },
 				{ pageSize: 2, beforeData: (page) => page === 2 && between?.() },
 			),
@@ -133,8 +68,8 @@ describe('Call Finished: the defects, each once', () => {
 		];
 		let rows = [first, other, second];
 		let between;
-		const w = watcher(
-			api(
+		const w = callWatcher(
+			campaignsApi(
 				{ c1: { status: 'in_progress', records: () => rows } },
 				{ pageSize: 1, beforeData: (page) => page === 2 && between?.() },
 			),
@@ -181,7 +116,7 @@ describe('Call Finished: the defects, each once', () => {
 	it('two numbers that a 36-bit hash of them mixed up: each result once', async () => {
 		const [a, b] = ['+4915100775246', '+4915101034780'];
 		let rows = [record(a, 'calling'), record(b, 'calling')];
-		const w = watcher(api({ c1: { status: 'in_progress', records: () => rows } }));
+		const w = callWatcher(campaignsApi({ c1: { status: 'in_progress', records: () => rows } }));
 		await w.poll();
 		rows = [record(a, 'calling'), record(b, 'no_answer')];
 		assert.deepEqual(keys((await w.poll()).items), [`${b}#1:no_answer`]);
@@ -200,14 +135,14 @@ describe('Call Finished: the defects, each once', () => {
 		};
 		let failing = false;
 		const data = [];
-		const respond = api(campaigns, {
+		const respond = campaignsApi(campaigns, {
 			failAt: (n, { url }) => {
 				if (!url.endsWith('/data')) return;
 				data.push(url);
 				if (failing && data.length > 1) throw httpError(503, { message: 'Service Unavailable' });
 			},
 		});
-		const w = watcher(respond);
+		const w = callWatcher(respond);
 		await w.poll();
 		const before = JSON.stringify(w.staticData);
 		failing = true;
@@ -227,8 +162,8 @@ describe('Call Finished: the defects, each once', () => {
 	it('a record without a number is named in a failed execution; the other records and campaigns report', async () => {
 		let rows = [record('+1', 'calling'), record('+2', 'calling')];
 		let other = [record('+3', 'calling')];
-		const w = watcher(
-			api({
+		const w = callWatcher(
+			campaignsApi({
 				c1: { status: 'in_progress', records: () => rows },
 				c2: { status: 'in_progress', records: () => other },
 			}),
@@ -244,12 +179,12 @@ describe('Call Finished: the defects, each once', () => {
 	});
 
 	it("the first read goes by the API's clock: with n8n's clock an hour off, nothing from before watching began, and what ends during it once", async () => {
-		const apiNow = Date.UTC(2026, 0, 5, 9, 30);
+		const apiNow = Date.UTC(2025, 0, 1, 0, 30);
 		let rows = [
 			record('+1', 'answered', 1, at(10)), // ended before watching began
 			record('+2', 'calling', 1, at(29)),
 		];
-		const respond = api(
+		const respond = campaignsApi(
 			{ c1: { status: 'in_progress', records: () => rows } },
 			{ clock: () => apiNow },
 		);
@@ -258,7 +193,7 @@ describe('Call Finished: the defects, each once', () => {
 			Date.now = () => apiNow + skew;
 			try {
 				rows = [record('+1', 'answered', 1, at(10)), record('+2', 'calling', 1, at(29))];
-				const w = watcher(respond);
+				const w = callWatcher(respond);
 				await w.poll();
 				rows = [
 					record('+1', 'answered', 1, at(10)),

@@ -8,68 +8,15 @@ import { describe, it } from 'node:test';
 import { ENDED_CAMPAIGN_READS } from '../../../../nodes/VoiceAi/trigger/callFinishedDescription.ts';
 import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { CallTable } from '../../../../nodes/VoiceAi/trigger/callState.ts';
+import { at, callWatcher, campaignsApi, keys, record } from '../../../support/callApi.mjs';
 import { API_URL, scriptedPoll, UNPACED } from '../../../support/unit.mjs';
 
 const trigger = new VoiceAiTrigger();
-const PAGE = 100;
-const at = (minute) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
-const record = (phoneNumber, status, attempts = 1, calledAt = at(attempts)) => ({
-	phoneNumber,
-	status,
-	attempts,
-	calledAt,
-});
-
-/**
- * A scripted API: `campaigns` is id → { status, records: () => records } (read at each request),
- * served in pages of 100 (the trigger's page size).
- */
-function api(campaigns) {
-	return ({ url, qs }) => {
-		const all = Object.entries(campaigns).map(([id, c]) => ({
-			id,
-			name: `Campaign ${id}`,
-			agentName: 'Lucia',
-			status: c.status,
-			createdAt: at(0),
-		}));
-		if (url.endsWith('/api/v1/voice/campaigns')) {
-			const items = qs.status ? all.filter((c) => c.status === qs.status) : all;
-			return { items, total: items.length, page: 1, totalPages: 1 };
-		}
-		const [, id, data] = /\/campaigns\/([^/]+)(\/data)?$/.exec(url) ?? [];
-		if (!data) return all.find((c) => c.id === id);
-		const records = campaigns[id].records();
-		const page = Number(qs.page);
-		return {
-			items: records.slice((page - 1) * PAGE, page * PAGE),
-			totalPages: Math.max(1, Math.ceil(records.length / PAGE)),
-		};
-	};
-}
-
-/** Polls of one Call Finished node (its static data kept between them) against `respond`. */
-function watcher(respond, params = {}) {
-	const staticData = {};
-	return {
-		staticData,
-		async poll() {
-			const { context, calls } = scriptedPoll(respond, {
-				params: { event: 'callFinished', ...params },
-				staticData,
-			});
-			const result = await trigger.poll.call(context);
-			return { items: result ? result[0].map((i) => i.json) : [], calls };
-		},
-	};
-}
-
-const keys = (items) => items.map((i) => `${i.phoneNumber}#${i.attempts}:${i.status}`);
 
 describe('Call Finished at scale', () => {
 	it('a number listed twice: every attempt of each listing once, and nothing again later', async () => {
 		let records = [record('+1', 'calling'), record('+2', 'pending'), record('+1', 'pending')];
-		const w = watcher(api({ c1: { status: 'in_progress', records: () => records } }));
+		const w = callWatcher(campaignsApi({ c1: { status: 'in_progress', records: () => records } }));
 		assert.deepEqual((await w.poll()).items, []);
 		records = [record('+1', 'answered'), record('+2', 'calling'), record('+1', 'calling')];
 		assert.deepEqual(keys((await w.poll()).items), ['+1#1:answered']);
@@ -86,7 +33,7 @@ describe('Call Finished at scale', () => {
 			record('+2', 'calling', 1),
 			record('+3', 'pending', 0),
 		];
-		const w = watcher(api({ c1: { status: 'in_progress', records: () => records } }));
+		const w = callWatcher(campaignsApi({ c1: { status: 'in_progress', records: () => records } }));
 		await w.poll();
 		records = [record('+1', 'busy', 3), record('+2', 'answered', 2), record('+3', 'failed', 2)];
 		const items = (await w.poll()).items;
@@ -105,9 +52,12 @@ describe('Call Finished at scale', () => {
 			(await w.poll()).items.map((i) => i.skippedAttempts),
 			[0],
 		);
-		const final = watcher(api({ c1: { status: 'in_progress', records: () => records } }), {
-			report: 'finalOutcome',
-		});
+		const final = callWatcher(
+			campaignsApi({ c1: { status: 'in_progress', records: () => records } }),
+			{
+				report: 'finalOutcome',
+			},
+		);
 		await final.poll();
 		records[1] = record('+2', 'answered', 3);
 		const [item] = (await final.poll()).items;
@@ -119,7 +69,7 @@ describe('Call Finished at scale', () => {
 		it(`${report}: a call still calling when its campaign ends is reported once it ends`, async () => {
 			const campaign = { status: 'in_progress', records: () => records };
 			let records = [record('+1', 'calling'), record('+2', 'calling')];
-			const w = watcher(api({ c1: campaign }), { report });
+			const w = callWatcher(campaignsApi({ c1: campaign }), { report });
 			await w.poll();
 			records = [record('+1', 'no_answer'), record('+2', 'calling', 2)];
 			campaign.status = 'completed';
@@ -137,7 +87,7 @@ describe('Call Finished at scale', () => {
 
 	it(`an ended campaign with a call that never ends is read ${ENDED_CAMPAIGN_READS} times, then dropped`, async () => {
 		const campaign = { status: 'in_progress', records: () => [record('+1', 'calling')] };
-		const w = watcher(api({ c1: campaign }));
+		const w = callWatcher(campaignsApi({ c1: campaign }));
 		await w.poll();
 		campaign.status = 'completed';
 		let reads = 0;
@@ -151,8 +101,8 @@ describe('Call Finished at scale', () => {
 	it('Data Requests per Poll is shared: a big campaign first in turn does not hold back a small one', async () => {
 		let big = Array.from({ length: 1000 }, (_, i) => record(`+1${i}`, 'pending', 0));
 		let small = Array.from({ length: 100 }, (_, i) => record(`+2${i}`, 'pending', 0));
-		const w = watcher(
-			api({
+		const w = callWatcher(
+			campaignsApi({
 				big: { status: 'in_progress', records: () => big },
 				small: { status: 'in_progress', records: () => small },
 			}),
@@ -173,7 +123,7 @@ describe('Call Finished at scale', () => {
 
 	it('a poll whose next read the pace of requests leaves no time for ends there, each campaign read in one go', async () => {
 		const records = Array.from({ length: 500 }, (_, i) => record(`+4${i}`, 'answered'));
-		const respond = api({
+		const respond = campaignsApi({
 			a: { status: 'in_progress', records: () => records },
 			b: { status: 'in_progress', records: () => records },
 		});
@@ -212,7 +162,7 @@ describe('Call Finished at scale', () => {
 		const records = Array.from({ length: count }, (_, i) =>
 			record(`+3${i}`, i % 2 ? 'calling' : 'answered', 1, at(1)),
 		);
-		const respond = api({ c1: { status: 'in_progress', records: () => records } });
+		const respond = campaignsApi({ c1: { status: 'in_progress', records: () => records } });
 		let ending = 1;
 		const slow = async (options, n) => {
 			if (options.url.endsWith('/data')) {
