@@ -24,6 +24,7 @@ import {
 	checkedMessage,
 	isAfter,
 	isOldestFirst,
+	messageTime,
 	newestTime,
 	reachedOlder,
 } from './messageCursor';
@@ -89,6 +90,7 @@ export async function readChat(
 	// Pages shift while they are read (a message arriving moves the others down, so that a page
 	// may hold only messages read already): by ID, once, and a page of repeats does not end the read.
 	const read = new Map<string, IDataObject>();
+	const behind = new ArrivalsBehind();
 	let boundary = cursor?.at;
 	const found = await unlessChatMissing(async () => {
 		let oldestFirst = false;
@@ -99,6 +101,7 @@ export async function readChat(
 			errorContext: { resource: 'Chat', id: chatId },
 		})) {
 			const items = page.items.map((message) => checkedMessage(message, filter));
+			behind.note(items, read);
 			for (const message of items) read.set(String(message.id), message);
 			// Pages oldest first (the API ignored `sort`) keep the newest for last: read them all.
 			// A page too small to show its order tells it too when it is the first and older than
@@ -112,10 +115,43 @@ export async function readChat(
 		return true;
 	});
 	if (!found) return undefined;
-	const messages = [...read.values()];
-	if (!cursor) return { fresh: [], cursor: advanceCursor({ at: '', ids: [] }, messages) };
+	if (!cursor) return { fresh: [], cursor: advanceCursor({ at: '', ids: [] }, [...read.values()]) };
+	// Messages after the time where some came in behind the read wait for the next poll's read.
+	const until = behind.readUpTo();
+	const messages = [...read.values()].filter(
+		(message) => until === undefined || until < cursor.at || messageTime(message) <= until,
+	);
 	const fresh = messages.filter((message) => isAfter(cursor, message)).sort(byTime);
 	return { fresh, cursor: advanceCursor(cursor, messages) };
+}
+
+/**
+ * Messages that came in behind a read. Pages oldest first (by createdAt, then ID) put a message
+ * that arrives with the createdAt of messages read already among them, on a page read already,
+ * and the pages after it repeat messages: such a read is whole only up to the earliest repeated
+ * time (the cursor may not pass it, or that message is lost). Newest first, a new message goes
+ * before everything and is read at the next poll; there repeats are no sign of it.
+ */
+class ArrivalsBehind {
+	private last = '';
+	private ascending = true;
+	private repeatedAt: string | undefined;
+
+	note(items: IDataObject[], read: Map<string, IDataObject>): void {
+		for (const message of items) {
+			const at = messageTime(message);
+			if (at < this.last) this.ascending = false;
+			this.last = at;
+			if (read.has(String(message.id)) && (this.repeatedAt === undefined || at < this.repeatedAt)) {
+				this.repeatedAt = at;
+			}
+		}
+	}
+
+	/** The time up to which the read is whole, when messages came in behind it; else undefined. */
+	readUpTo(): string | undefined {
+		return this.ascending ? this.repeatedAt : undefined;
+	}
 }
 
 /** Whether a chat's first page is older than the messages its cursor was read at (IDs kept at `at`). */

@@ -9,8 +9,8 @@ import { createPollContext, scriptedHttp } from '../../../../tools/context.mjs';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 let counter = 0;
-const message = (second) => ({
-	id: `msg_${String(++counter).padStart(4, '0')}`,
+const message = (second, id = `msg_${String(++counter).padStart(4, '0')}`) => ({
+	id,
 	chatId: 'cht_a',
 	direction: 'inbound',
 	type: 'text',
@@ -27,7 +27,9 @@ function pagedChat({ pageSize, order = 'desc', between = () => {} }) {
 	const { http, calls } = scriptedHttp(async (options) => {
 		const page = Number(options.qs?.page ?? 1);
 		between(page);
-		const sorted = [...history].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+		// By createdAt, then ID (docs/api.md).
+		const key = (m) => `${m.createdAt} ${m.id}`;
+		const sorted = [...history].sort((a, b) => (key(a) < key(b) ? -1 : 1));
 		if (order === 'desc') sorted.reverse();
 		const items = sorted.slice((page - 1) * pageSize, page * pageSize);
 		return { items, total: sorted.length, page, totalPages: Math.ceil(sorted.length / pageSize) };
@@ -97,6 +99,30 @@ describe('Message Received: pages that move or come in another order', () => {
 		const [later] = [message(3)];
 		api.history.push(later);
 		assert.deepEqual(await poll(), [later.id]);
+		assert.deepEqual(await poll(), []);
+	});
+
+	it('oldest first: a message stamped with the time of messages read already, sorted before them by ID, arriving during the read, comes at the next poll', async () => {
+		let arrivals = [];
+		const api = pagedChat({
+			pageSize: 1,
+			order: 'asc',
+			between: (page) => {
+				if (page === 3) api.history.push(...arrivals.splice(0));
+			},
+		});
+		api.history.push(message(1, 'msg_m'));
+		const poll = trigger(api);
+		await poll();
+		const pair = [message(5, 'msg_p'), message(5, 'msg_q')];
+		api.history.push(...pair);
+		// While page 3 is asked for: one more at second 5 (before msg_p by ID), and a later one.
+		const behind = message(5, 'msg_a');
+		const later = message(6, 'msg_z');
+		arrivals = [behind, later];
+		const first = await poll();
+		assert.deepEqual(first, ['msg_p', 'msg_q']);
+		assert.deepEqual(await poll(), ['msg_a', 'msg_z']);
 		assert.deepEqual(await poll(), []);
 	});
 });
