@@ -3,13 +3,9 @@
 // n8n 2.41.1 under that scheduler: it offers the node getPollBudgetMs() and keeps the trigger's
 // state as durable cursors.
 import { DEFAULT_N8N_VERSION, importSuite } from '../harness.mjs';
+import { DURABLE_SCHEDULER_ENV } from './polling.mjs';
 
 await importSuite('triggers/callFinishedReorder.e2e.test.mjs', {
 	version: DEFAULT_N8N_VERSION,
-	env: {
-		N8N_SCHEDULER_ENABLED: 'true',
-		N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-		N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	},
+	env: { ...DURABLE_SCHEDULER_ENV },
 });

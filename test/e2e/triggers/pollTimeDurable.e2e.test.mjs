@@ -3,13 +3,9 @@
 // abandons a poll after N8N_SCHEDULER_POLL_TIMEOUT (45 s) and offers the node getPollBudgetMs()
 // (36 s here), keeps the trigger's state as durable cursors, and backs off after a failed poll.
 import { DEFAULT_N8N_VERSION, importSuite } from '../harness.mjs';
+import { DURABLE_SCHEDULER_ENV } from './polling.mjs';
 
 await importSuite('triggers/pollTime.e2e.test.mjs', {
 	version: DEFAULT_N8N_VERSION,
-	env: {
-		N8N_SCHEDULER_ENABLED: 'true',
-		N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-		N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	},
+	env: { ...DURABLE_SCHEDULER_ENV },
 });

@@ -26,6 +26,18 @@ const EXPECTED_ACTIVATION_S = 8;
 /** Margin after the baseline before the first scheduled poll, for a test to change the sandbox. */
 const CHANGE_MARGIN_S = 12;
 
+/**
+ * The environment that switches on n8n 2.41's durable scheduler for polls (off by default): it
+ * abandons a poll after N8N_SCHEDULER_POLL_TIMEOUT (45 s), offers the node getPollBudgetMs(), keeps
+ * a trigger's state as durable cursors and backs off after a failed poll.
+ */
+export const DURABLE_SCHEDULER_ENV = Object.freeze({
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+});
+
 /** The second of every minute the workflows poll at: soon after their baseline, not too soon. */
 export const firstCronSecond = () =>
 	Math.floor(Date.now() / 1000 + EXPECTED_ACTIVATION_S + CHANGE_MARGIN_S) % 60;
