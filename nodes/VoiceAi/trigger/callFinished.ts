@@ -188,12 +188,13 @@ const wanted = (settings: CallSettings) => (campaign: Campaign) =>
  * read is spread over polls by their time: it goes on at the next polls.
  */
 async function baseline(context: IPollFunctions, settings: CallSettings): Promise<CallWatchState> {
-	// When watching began by the API's clock: its first answer's Date (whole seconds: an attempt
-	// that ended in the second before may be reported; none after it is lost), else n8n's.
+	// When watching began by the API's clock: its first answer's Date, in whole seconds, made exact
+	// by n8n's clock when that falls in the same second (else the second's nearer end); without a
+	// Date, n8n's clock.
 	let since = Date.now();
 	let dated = false;
-	const campaigns = await campaignBaseline(context, (ms) => {
-		if (!dated) since = ms;
+	const campaigns = await campaignBaseline(context, (second) => {
+		if (!dated) since = Math.min(Math.max(Date.now(), second), second + 999);
 		dated = true;
 	});
 	const watched: Record<string, WatchedCampaign> = {};
