@@ -48,7 +48,7 @@ export const chatWorldArbitrary = ({ download = false, pause = false, unknown = 
 		activation: fc.constantFrom(...PERSON_MODES, ...N8N_MODES),
 		direction: fc.constantFrom('both', 'inbound'),
 		groupByChat: fc.boolean(),
-		download: download ? fc.boolean() : fc.constant(false),
+		download: fc.constant(download),
 		pauseSeconds: pause ? fc.constantFrom(0, 45, 150) : fc.constant(0),
 		pageSize: fc.integer({ min: 1, max: 3 }),
 		budgetMs: fc.integer({ min: 3_000, max: 12_000 }),
@@ -67,6 +67,9 @@ export const chatWorldArbitrary = ({ download = false, pause = false, unknown = 
 			maxLength: 6,
 		}),
 		slowAt: fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 3 }),
+		// Downloads cut off by the poll's time, counted among file requests (twice in a row: the
+		// file comes with mediaError at the next poll).
+		slowFileAt: fc.uniqueArray(fc.integer({ min: 1, max: 6 }), { maxLength: 3 }),
 		outages: fc.array(
 			fc.record({
 				at: fc.integer({ min: 1, max: 60 }),
@@ -102,6 +105,7 @@ export function simulatedChats(world) {
 	let seq = 0;
 	let arrived = 0;
 	let answers = 0;
+	let files = 0;
 	let reads = 0;
 	const chats = CHAT_IDS.slice(0, world.chats).map((id, index) => ({
 		id,
@@ -152,7 +156,8 @@ export function simulatedChats(world) {
 		for (let k = 0; k < count && arrived < world.arrivals.length; k++) {
 			const spec = world.arrivals[arrived++];
 			const phoneChat = chats[chats.length - 1];
-			if (!phoneChat.open && arrived >= world.opensAt) phoneChat.open = true;
+			const others = chats.some((chat) => chat.open);
+			if (!phoneChat.open && (arrived >= world.opensAt || !others)) phoneChat.open = true;
 			const open = chats.filter((chat) => chat.open);
 			if (spec.tick) advance(1000);
 			write(open[spec.chat % open.length], spec);
@@ -183,14 +188,17 @@ export function simulatedChats(world) {
 		if (!api.quiet) api.arrive(world.answers[answers % world.answers.length].arrivals);
 		const status = failing(answers);
 		if (status) throw httpError(status, { message: 'Unavailable' });
-		if (!api.quiet && world.slowAt.includes(answers)) {
+		const file = String(options.url).startsWith(`${API_URL}/media/`);
+		if (file) files++;
+		const slow = world.slowAt.includes(answers) || (file && world.slowFileAt.includes(files));
+		if (!api.quiet && slow) {
 			// No answer within what was left of the poll's time: the request times out.
 			advance(options.timeout ?? 0);
 			throw Object.assign(new Error('timeout exceeded'), { code: 'ECONNABORTED' });
 		}
 		advance(api.quiet ? 100 : world.answers[answers % world.answers.length].ms);
 		const url = String(options.url);
-		if (url.startsWith(`${API_URL}/media/`)) {
+		if (file) {
 			const bytes = Buffer.from(`file of ${url.slice(url.lastIndexOf('/') + 1)}`);
 			return {
 				body: Readable.from([bytes]),

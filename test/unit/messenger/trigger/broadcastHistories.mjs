@@ -1,0 +1,237 @@
+// Broadcast Message Status Changed's generated histories (broadcastStatusHistories.test.mjs):
+// broadcast messages whose status moves on while the trigger asks about them, IDs the API does
+// not know from the start or that expire later (404), a clock of the test's own that every
+// request moves on (so that a poll's time ends at any request), outages (503, 429) at any
+// request, n8n restarting between polls from the state it saved. The trigger's own code is polled
+// against it; the model keeps what each read in the kept state's lineage was served.
+import assert from 'node:assert/strict';
+
+import fc from 'fast-check';
+
+import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { BROADCAST_STATUSES } from '../../../../nodes/Messenger/trigger/broadcastStatus.ts';
+import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
+import { N8N_MODES, PERSON_MODES } from './chatHistories.mjs';
+
+const API_URL = 'https://api.example.com';
+/** A broadcast message ID the API does not know (404). */
+export const UNKNOWN_MESSAGE = 'bm_9999';
+const INTERVAL_MS = 60_000;
+const FORWARD = ['queued', 'sent', 'delivered', 'read'];
+
+/**
+ * A generated world: the watched messages (how far each is when watching begins, whether and
+ * where it fails, whether it expires), the unknown ID, the settings, and the API's tapes: which
+ * message moves on before each answer, each answer's duration, the answers cut off by the poll's
+ * time, the outages, and where n8n restarts.
+ */
+export const broadcastWorldArbitrary = () =>
+	fc.record({
+		messages: fc.array(
+			fc.record({
+				startAt: fc.integer({ min: 0, max: 2 }),
+				failsAt: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+				expires: fc.boolean(),
+			}),
+			{ minLength: 1, maxLength: 4 },
+		),
+		unknownId: fc.boolean(),
+		unknownFirst: fc.boolean(),
+		activation: fc.constantFrom(...PERSON_MODES, ...N8N_MODES),
+		statuses: fc.subarray([...BROADCAST_STATUSES]),
+		budgetMs: fc.integer({ min: 2_000, max: 8_000 }),
+		steps: fc.array(fc.nat(), { maxLength: 16 }),
+		answers: fc.array(fc.record({ steps: fc.nat(1), ms: fc.constantFrom(0, 300, 1000, 2500) }), {
+			minLength: 1,
+			maxLength: 6,
+		}),
+		slowAt: fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 3 }),
+		outages: fc.array(
+			fc.record({
+				at: fc.integer({ min: 1, max: 50 }),
+				length: fc.integer({ min: 1, max: 7 }),
+				status: fc.constantFrom(503, 429),
+			}),
+			{ maxLength: 2 },
+		),
+		restartAfter: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { maxLength: 2 }),
+	});
+
+/** The world's API: each message's path of statuses and where it stands, the clock, the tapes. */
+export function simulatedBroadcast(world, clock) {
+	const messages = world.messages.map((spec, index) => {
+		const path =
+			spec.failsAt === undefined ? FORWARD : [...FORWARD.slice(0, spec.failsAt), 'failed'];
+		return {
+			id: `bm_${String(index + 1).padStart(4, '0')}`,
+			path,
+			at: Math.min(spec.startAt, path.length - 1),
+			expires: spec.expires,
+			gone: false,
+		};
+	});
+	let steps = 0;
+	let answers = 0;
+	const api = {
+		messages,
+		/** Per ID, the status the last answer of this poll served. */
+		pollServed: new Map(),
+		quiet: false,
+	};
+	/** A message moves on one status (or, expiring, is gone once it reached its end). */
+	const step = (message) => {
+		if (message.at < message.path.length - 1) message.at++;
+		else if (message.expires) message.gone = true;
+	};
+	const open = () => messages.filter((m) => !m.gone && (m.at < m.path.length - 1 || m.expires));
+	api.step = (count) => {
+		for (let k = 0; k < count && steps < world.steps.length; k++) {
+			const candidates = open();
+			if (!candidates.length) return;
+			step(candidates[world.steps[steps++] % candidates.length]);
+		}
+	};
+	/** Every message to its last status (the quiet end: they all get there). */
+	api.finish = () => {
+		for (const message of messages) message.at = message.path.length - 1;
+	};
+	api.done = () => steps >= world.steps.length || open().length === 0;
+	const failing = (n) =>
+		!api.quiet && world.outages.find((o) => n >= o.at && n < o.at + o.length)?.status;
+	api.respond = (options) => {
+		answers++;
+		if (!api.quiet) api.step(world.answers[answers % world.answers.length].steps);
+		const outage = failing(answers);
+		if (outage) throw httpError(outage, { message: 'Unavailable' });
+		if (!api.quiet && world.slowAt.includes(answers)) {
+			clock.advance(options.timeout ?? 0);
+			throw Object.assign(new Error('timeout exceeded'), { code: 'ECONNABORTED' });
+		}
+		clock.advance(api.quiet ? 100 : world.answers[answers % world.answers.length].ms);
+		const id = decodeURIComponent(String(options.url).split('/').pop());
+		const message = messages.find((m) => m.id === id && !m.gone);
+		if (!message) throw httpError(404, { statusCode: 404, message: 'Message not found' });
+		const status = message.path[message.at];
+		api.pollServed.set(id, status);
+		return { id, channel: 'whatsapp', recipient: '+34600000001', status };
+	};
+	return api;
+}
+
+/** The IDs a world watches, in the order given. */
+export function watchedIds(world, api) {
+	const ids = api.messages.map((m) => m.id);
+	if (world.unknownId) {
+		if (world.unknownFirst) ids.unshift(UNKNOWN_MESSAGE);
+		else ids.push(UNKNOWN_MESSAGE);
+	}
+	return ids;
+}
+
+/**
+ * Runs a world: polls while the messages move on (restarts where the world says), then every
+ * message reaches its last status and quiet polls go on until none is watched. Resolves to the
+ * changes emitted, the failures, and per ID the statuses served to the reads of the kept state's
+ * lineage (the first is its baseline).
+ */
+export async function runBroadcast(world, clock) {
+	const api = simulatedBroadcast(world, clock);
+	const ids = watchedIds(world, api);
+	const params = {
+		event: 'broadcastStatusChanged',
+		messageIds: ids.join(', '),
+		statuses: world.statuses,
+	};
+	const { http } = scriptedHttp((options) => api.respond(options));
+	let staticData = {};
+	let lineage = {};
+	let saved = { staticData: {}, lineage: {} };
+	let node = new MessengerTrigger();
+	const emitted = [];
+	const failures = [];
+	const thrown = [];
+	/** A person activating may be refused an unknown ID (or one expired already): then no poll records anything. */
+	const refusable =
+		(world.unknownId || world.messages.some((m) => m.expires)) &&
+		PERSON_MODES.includes(world.activation);
+
+	const poll = async () => {
+		api.pollServed = new Map();
+		const before = staticData.poll?.state;
+		const { context, emittedErrors } = createPollContext({
+			params,
+			http,
+			credentials: { baseUrl: API_URL, requestsPerMinute: 0 },
+			staticData,
+			pollBudgetMs: world.budgetMs,
+		});
+		if (world.activation === undefined) delete context.getActivationMode;
+		else context.getActivationMode = () => world.activation;
+		let result;
+		try {
+			result = await node.poll.call(context);
+		} catch (error) {
+			thrown.push(error);
+			assert.equal(staticData.poll?.state, before, 'a failed poll changes nothing');
+			return;
+		} finally {
+			failures.push(...emittedErrors);
+		}
+		const state = staticData.poll.state;
+		assert.ok(
+			Object.keys(state.watching).every((id) => ids.includes(id)),
+			'watching',
+		);
+		assert.ok(
+			state.finished.every((id) => ids.includes(id)),
+			'finished',
+		);
+		for (const [id, status] of api.pollServed) (lineage[id] ??= []).push(status);
+		emitted.push(...(result ? result[0].map((item) => item.json) : []));
+		if (result || !before) saved = structuredClone({ staticData, lineage });
+	};
+	const restart = () => {
+		node = new MessengerTrigger();
+		({ staticData, lineage } = structuredClone(saved));
+	};
+
+	let polls = 0;
+	while ((!api.done() || polls === 0) && polls < 40) {
+		if (world.restartAfter.includes(polls)) restart();
+		await poll();
+		polls++;
+		if (refusable && !staticData.poll) continue;
+		clock.advance(INTERVAL_MS);
+		api.step(1);
+	}
+	api.quiet = true;
+	api.finish();
+	const settled = () =>
+		staticData.poll &&
+		!staticData.poll.state.next &&
+		Object.keys(staticData.poll.state.watching).length === 0;
+	for (let quiet = 0; quiet < 12 && (quiet === 0 || !settled()); quiet++) {
+		clock.advance(INTERVAL_MS);
+		await poll();
+	}
+	const refusedAtActivation = refusable && !staticData.poll;
+	if (!refusedAtActivation) assert.ok(settled(), `not settled: ${JSON.stringify(staticData)}`);
+	return { api, ids, emitted, failures, thrown, lineage, refusable, refusedAtActivation };
+}
+
+/**
+ * The changes the model expects: for each ID, each pair of consecutive reads in the kept
+ * state's lineage whose statuses differ, the later one among the chosen statuses (all when none).
+ */
+export function expectedChanges(world, run) {
+	const expected = [];
+	for (const [id, served] of Object.entries(run.lineage)) {
+		for (let i = 1; i < served.length; i++) {
+			const [previousStatus, status] = [served[i - 1], served[i]];
+			if (previousStatus === status) continue;
+			if (world.statuses.length && !world.statuses.includes(status)) continue;
+			expected.push(`${id}:${previousStatus}>${status}`);
+		}
+	}
+	return expected.sort();
+}
