@@ -5,6 +5,7 @@ import { requireChat, chatOfPhone } from './chats.mjs';
 import { messageTypeOf, readMultipart } from './multipart.mjs';
 import { withFreshLink } from './media.mjs';
 import { findById, insert, nowIso } from './records.mjs';
+import { createRandom, hashString } from '../data/random.mjs';
 import { reportChatSend } from './sent.mjs';
 import {
 	checkMedia,
@@ -181,18 +182,50 @@ export function removeReaction(api, { params }) {
 	return { status: 200, body: { success: true } };
 }
 
+/**
+ * Per sandbox state, per chat: the reads of its history begun and the order of the current one,
+ * and the requests answered (the `historyReorder` option).
+ * @type {WeakMap<object, Map<string, { reads: number, sort: 'asc' | 'desc', requests: number }>>}
+ */
+const reorders = new WeakMap();
+
+/** @param {ApiContext} api @param {string} chatId */
+function reorderOf(api, chatId) {
+	let chats = reorders.get(api.state);
+	if (!chats) reorders.set(api.state, (chats = new Map()));
+	let chat = chats.get(chatId);
+	if (!chat) chats.set(chatId, (chat = { reads: 0, sort: 'desc', requests: 0 }));
+	return chat;
+}
+
 /** @type {Handler} */
 export function chatHistory(api, input) {
 	const chat = requireChat(api, input.params.chatId);
 	const paging = parsePaging(input.query);
 	if (api.options.historyOrder === 'asc') paging.sort = 'asc';
 	failIfAny(paging.errors);
+	const reorder = /** @type {{ historyReorder?: string }} */ (api.options).historyReorder;
+	const turns = reorder === 'none' || reorder === undefined ? undefined : reorderOf(api, chat.id);
+	if (turns && reorder === 'alternate') {
+		// A read begins with its first page (or, following next links, without a cursor).
+		if (paging.page === 1 && input.query.cursor === undefined) {
+			turns.sort = turns.reads++ % 2 === 0 ? 'desc' : 'asc';
+		}
+		paging.sort = turns.sort;
+	}
 	// By createdAt, then id: messages may share a createdAt (docs/api.md).
 	const history = api.state.messages
 		.filter((m) => m.chatId === chat.id)
 		.sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id))
 		.map((message) => withFreshLink(api, message));
-	return { status: 200, body: pageOf(api, input, history, paging) };
+	const body = pageOf(api, input, history, paging);
+	if (turns && reorder === 'shuffle') {
+		const items = Array.isArray(body)
+			? body
+			: (/** @type {any} */ (body).items ?? /** @type {any} */ (body).data);
+		createRandom(hashString(`${api.seed}:${chat.id}:${turns.requests++}`)).shuffle(items);
+	}
+	return { status: 200, body };
 }
 
 /** @param {string} a @param {string} b */

@@ -22,9 +22,30 @@ import { ALTERNATIVES, DEFAULT_ALTERNATIVES, checkAlternative } from '../alterna
  *   rateWindowMs?: number,
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
+ *   historyReorder?: HistoryReorder,
  *   onSent?: (sent: import('../data.mjs').SentMessage | import('../data.mjs').SentChatMessage) => void,
  * } & Partial<import('../alternatives.mjs').Alternatives>} SandboxOptions
  */
+
+/**
+ * How chat history changes its order between requests (an opt-in for the triggers' tests; the
+ * real API's order is `sort`, or the `historyOrder` alternative): `none`; `alternate`, each read
+ * of a chat's history (a request for its first page) newest first and oldest first by turns,
+ * whatever `sort` asks, its later pages in the order of their read; `shuffle`, each page holds the
+ * messages its order gives it, in an order that changes from request to request.
+ * @typedef {'none' | 'alternate' | 'shuffle'} HistoryReorder
+ */
+export const HISTORY_REORDERS = /** @type {const} */ (['none', 'alternate', 'shuffle']);
+
+/** @param {unknown} value */
+function checkHistoryReorder(value) {
+	if (!HISTORY_REORDERS.includes(/** @type {HistoryReorder} */ (value))) {
+		throw new Error(
+			`Sandbox option historyReorder must be ${HISTORY_REORDERS.join(', ')}, got ${JSON.stringify(value)}`,
+		);
+	}
+	return value;
+}
 
 /** @type {Required<SandboxOptions>} */
 export const DEFAULT_OPTIONS = Object.freeze({
@@ -48,6 +69,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	rateWindowMs: 60_000,
 	countRefusedRequests: false,
 	faults: {},
+	historyReorder: 'none',
 	// Where the API's description is silent: docs/api.md's choices (alternatives.mjs lists others).
 	...DEFAULT_ALTERNATIVES,
 });
@@ -65,6 +87,7 @@ export const SETTABLE_OPTIONS = /** @type {const} */ ([
 	'callCampaignNumbers',
 	'maxLogEntries',
 	'maxUploadBytes',
+	'historyReorder',
 ]);
 
 /** @param {SandboxOptions} options */
@@ -74,6 +97,7 @@ export function withDefaults(options) {
 	for (const [key, value] of Object.entries(options ?? {})) {
 		if (value === undefined) continue;
 		merged[key] = key in ALTERNATIVES ? checkAlternative(/** @type {any} */ (key), value) : value;
+		if (key === 'historyReorder') checkHistoryReorder(value);
 	}
 	return /** @type {Required<SandboxOptions>} */ (merged);
 }
@@ -84,8 +108,9 @@ export function withDefaults(options) {
  * @param {Pick<SandboxOptions, (typeof SETTABLE_OPTIONS)[number]> & Partial<import('../alternatives.mjs').Alternatives>} partial
  */
 export function setOptions(opts, partial) {
+	if (partial.historyReorder !== undefined) checkHistoryReorder(partial.historyReorder);
 	for (const key of SETTABLE_OPTIONS) {
-		if (partial[key] !== undefined) opts[key] = partial[key];
+		if (partial[key] !== undefined) opts[key] = /** @type {any} */ (partial[key]);
 	}
 	for (const key of /** @type {Array<keyof import('../alternatives.mjs').Alternatives>} */ (
 		Object.keys(ALTERNATIVES)

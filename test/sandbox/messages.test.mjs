@@ -252,6 +252,57 @@ describe('messenger', () => {
 		assert.equal(asc.body.items[0].createdAt, times.at(-1));
 	});
 
+	test('historyReorder alternate: the reads of a chat history run newest and oldest first by turns, whatever sort asks; later pages follow their read', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { historyReorder: 'alternate' });
+		const chat = sandbox.state.chats[0];
+		const path = `/api/v1/messenger/messages/chat/${chat.id}`;
+		const times = async (query) =>
+			(await api.get(`${path}?${query}`)).body.items.map((m) => m.createdAt);
+		const isDesc = (list) => list.join() === [...list].sort().reverse().join();
+		const isAsc = (list) => list.join() === [...list].sort().join();
+		const first = await times('sort=desc&limit=5');
+		const firstPage2 = await times('sort=desc&limit=5&page=2');
+		assert.ok(isDesc([...first, ...firstPage2]), 'the first read newest first');
+		const second = await times('sort=desc&limit=5');
+		const secondPage2 = await times('sort=desc&limit=5&page=2');
+		assert.ok(isAsc([...second, ...secondPage2]), 'the second read oldest first');
+		assert.ok(second[0] < first.at(-1));
+		assert.ok(isDesc(await times('sort=asc&limit=5')), 'the third newest first again');
+		const other = sandbox.state.chats[1];
+		const otherTimes = (
+			await api.get(`/api/v1/messenger/messages/chat/${other.id}?limit=5`)
+		).body.items.map((m) => m.createdAt);
+		assert.ok(isDesc(otherTimes), 'each chat has its own turns');
+		sandbox.setOptions({ historyReorder: 'none' });
+		assert.ok(isDesc(await times('limit=5')));
+		assert.ok(isDesc(await times('limit=5')));
+	});
+
+	test('historyReorder shuffle: each page holds the messages its order gives it, in an order that changes between requests', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { historyReorder: 'shuffle' });
+		const chat = sandbox.state.chats[0];
+		const path = `/api/v1/messenger/messages/chat/${chat.id}?limit=10&page=2`;
+		const sorted = [...sandbox.state.messages]
+			.filter((m) => m.chatId === chat.id)
+			// Newest first by createdAt, then id, as the history is served.
+			.sort((a, b) => (`${a.createdAt} ${a.id}` < `${b.createdAt} ${b.id}` ? 1 : -1))
+			.slice(10, 20)
+			.map((m) => m.id);
+		const orders = new Set();
+		for (let request = 0; request < 5; request++) {
+			const { body } = await api.get(path);
+			const ids = body.items.map((m) => m.id);
+			assert.deepEqual([...ids].sort(), [...sorted].sort(), 'the page holds its own messages');
+			assert.equal(body.totalPages, 3);
+			orders.add(ids.join());
+		}
+		assert.ok(orders.size > 1, 'the order changes from request to request');
+		assert.throws(
+			() => sandbox.setOptions({ historyReorder: 'sideways' }),
+			/historyReorder must be none, alternate, shuffle/,
+		);
+	});
+
 	test('lists WhatsApp numbers and removes reactions', async (t) => {
 		const { sandbox, api } = await sandboxWithClient(t);
 		const numbers = await api.get('/api/v1/messenger/messages/whatsapp-numbers');

@@ -26,6 +26,7 @@ export const UNKNOWN_CHAT = 'cht_zz_unknown';
 /** Activation modes of a person (publish, save, activate, a manual run) and of n8n itself. */
 export const PERSON_MODES = ['activate', 'create', 'update', 'manual'];
 export const N8N_MODES = ['init', 'leadershipChange', undefined];
+// Oldest first with each page shuffled is beyond what the trigger can tell from a page (docs/triggers.md).
 const ORDERS = ['desc', 'asc', 'bare', 'descShuffled'];
 const INTERVAL_MS = 60_000;
 
