@@ -235,3 +235,39 @@ export function expectedChanges(world, run) {
 	}
 	return expected.sort();
 }
+
+/** What every run must show, whatever the world (the property, and the defects test's histories). */
+export function checkBroadcastRun(world, run) {
+	const changes = run.emitted.map((c) => `${c.messageId}:${c.previousStatus}>${c.status}`);
+	assert.deepEqual([...changes].sort(), expectedChanges(world, run));
+	assert.equal(new Set(changes).size, changes.length, `emitted twice: ${changes}`);
+	const gone = new Set([
+		UNKNOWN_MESSAGE,
+		...run.api.messages.filter((m) => m.gone).map((m) => m.id),
+	]);
+	for (const failure of run.failures) {
+		const id = /broadcast message "([^"]+)" was not found/.exec(failure.message)?.[1];
+		assert.ok(id && gone.has(id), `a failed execution of its own: ${failure.message}`);
+	}
+	for (const error of run.thrown) {
+		const id = /broadcast message "([^"]+)" was not found/.exec(error.message)?.[1];
+		const named = run.refusable && gone.has(id);
+		assert.ok(
+			named || ['temporarily-unavailable', 'rate-limited'].includes(error.failure?.cause),
+			`a poll failed with ${JSON.stringify(error.failure)}: ${error.message}`,
+		);
+	}
+	if (run.refusedAtActivation) {
+		assert.deepEqual(run.emitted, []);
+		return;
+	}
+	// Every message that does not expire is seen to its last status, whatever else is watched.
+	for (const message of run.api.messages.filter((m) => !m.expires)) {
+		const served = run.lineage[message.id] ?? [];
+		assert.equal(served.at(-1), message.path.at(-1), `${message.id}: ${served}`);
+	}
+	if (world.unknownId) {
+		const named = run.failures.filter((f) => f.message.includes(UNKNOWN_MESSAGE)).length;
+		assert.ok(named >= 1 && named <= 1 + world.restartAfter.length, `named ${named} times`);
+	}
+}

@@ -385,6 +385,41 @@ export function expectedMessages(world, run) {
 	return expected;
 }
 
+/** What every run must show, whatever the world (the property, and the defects test's histories). */
+export function checkChatRun(world, run) {
+	const counts = new Map();
+	for (const { message } of run.emitted) {
+		const id = message.messageId;
+		counts.set(id, (counts.get(id) ?? 0) + 1);
+	}
+	const expected = expectedMessages(world, run);
+	for (const [id, verdict] of expected) {
+		const count = counts.get(id) ?? 0;
+		if (verdict === 'once') assert.equal(count, 1, `${id} emitted ${count} times, expected once`);
+		if (verdict === 'never') assert.equal(count, 0, `${id} emitted ${count} times, expected never`);
+		if (verdict === 'atMostOnce') assert.ok(count <= 1, `${id} emitted ${count} times`);
+	}
+	for (const id of counts.keys()) assert.ok(expected.has(id), `${id} was never written`);
+	// The poll's time and an outage are never the failure of a chat.
+	for (const failure of run.failures) {
+		assert.match(failure.message, new RegExp(`"${UNKNOWN_CHAT}" was not found`), failure.message);
+	}
+	for (const error of run.thrown) {
+		const named = run.refusable && error.message.includes(UNKNOWN_CHAT);
+		assert.ok(
+			named || ['temporarily-unavailable', 'rate-limited'].includes(error.failure?.cause),
+			`a poll failed with ${JSON.stringify(error.failure)}: ${error.message}`,
+		);
+	}
+	// A media message comes with its file, or says that the poll's time cut off its download twice.
+	for (const { message, binary } of run.emitted) {
+		if (!message.message?.content?.url) continue;
+		if (message.binaryProperty !== undefined) {
+			assert.ok(binary?.[message.binaryProperty], `${message.messageId}: no file`);
+		} else assert.match(message.mediaError?.message ?? '', /time budget/, message.messageId);
+	}
+}
+
 /** The test's clock: it stands in for Date while `onTestClock` runs, and only moves on when told. */
 export const testClock = { advance: (ms) => mock.timers.tick(ms) };
 

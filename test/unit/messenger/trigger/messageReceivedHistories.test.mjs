@@ -6,57 +6,15 @@
 // at the next poll, a poll's time ends at any request, the API fails (503, 429) at any request,
 // n8n restarts between polls from the state it saved. Every message that arrived after watching
 // began is emitted exactly once, none from before, and the state stays within its bounds.
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
 import { retrySettings } from '../../../../nodes/shared/transport.ts';
-import {
-	UNKNOWN_CHAT,
-	chatWorldArbitrary,
-	expectedMessages,
-	onTestClock,
-	runChats,
-} from './chatHistories.mjs';
+import { chatWorldArbitrary, checkChatRun, onTestClock, runChats } from './chatHistories.mjs';
 
 /** Histories tried per property (each a whole run of polls); FC_RUNS sets another number. */
 const RUNS = Number(process.env.FC_RUNS ?? 1500);
-
-/** What every run must show, whatever the world. */
-function checkRun(world, run) {
-	const counts = new Map();
-	for (const { message } of run.emitted) {
-		const id = message.messageId;
-		counts.set(id, (counts.get(id) ?? 0) + 1);
-	}
-	const expected = expectedMessages(world, run);
-	for (const [id, verdict] of expected) {
-		const count = counts.get(id) ?? 0;
-		if (verdict === 'once') assert.equal(count, 1, `${id} emitted ${count} times, expected once`);
-		if (verdict === 'never') assert.equal(count, 0, `${id} emitted ${count} times, expected never`);
-		if (verdict === 'atMostOnce') assert.ok(count <= 1, `${id} emitted ${count} times`);
-	}
-	for (const id of counts.keys()) assert.ok(expected.has(id), `${id} was never written`);
-	// The poll's time and an outage are never the failure of a chat.
-	for (const failure of run.failures) {
-		assert.match(failure.message, new RegExp(`"${UNKNOWN_CHAT}" was not found`), failure.message);
-	}
-	for (const error of run.thrown) {
-		const named = run.refusable && error.message.includes(UNKNOWN_CHAT);
-		assert.ok(
-			named || ['temporarily-unavailable', 'rate-limited'].includes(error.failure?.cause),
-			`a poll failed with ${JSON.stringify(error.failure)}: ${error.message}`,
-		);
-	}
-	// A media message comes with its file, or says that the poll's time cut off its download twice.
-	for (const { message, binary } of run.emitted) {
-		if (!message.message?.content?.url) continue;
-		if (message.binaryProperty !== undefined) {
-			assert.ok(binary?.[message.binaryProperty], `${message.messageId}: no file`);
-		} else assert.match(message.mediaError?.message ?? '', /time budget/, message.messageId);
-	}
-}
 
 describe('Message Received over generated chat histories', () => {
 	// A 503 or 429 is asked again at once: the histories' time is the test's clock.
@@ -67,7 +25,7 @@ describe('Message Received over generated chat histories', () => {
 	it(`every message written after watching began is emitted once, none from before (${RUNS} histories)`, async () => {
 		await fc.assert(
 			fc.asyncProperty(chatWorldArbitrary({ unknown: true }), async (world) =>
-				onTestClock(async () => checkRun(world, await runChats(world))),
+				onTestClock(async () => checkChatRun(world, await runChats(world))),
 			),
 			{ numRuns: RUNS },
 		);
@@ -76,7 +34,7 @@ describe('Message Received over generated chat histories', () => {
 	it(`with Wait for a Pause and Download Media: held messages and files cut off by the poll's time come once (${RUNS} histories)`, async () => {
 		await fc.assert(
 			fc.asyncProperty(chatWorldArbitrary({ download: true, pause: true }), async (world) =>
-				onTestClock(async () => checkRun(world, await runChats(world))),
+				onTestClock(async () => checkChatRun(world, await runChats(world))),
 			),
 			{ numRuns: RUNS },
 		);
