@@ -129,13 +129,18 @@ export function failsThePoll(error: unknown): boolean {
 	return isPollWide(declaredFailure(error) ?? failureCause(describeFailure(error)));
 }
 
-/** Activation modes in which a person is activating the workflow: publish, save, activate, a manual run. */
-const PERSON_ACTIVATIONS: ReadonlySet<string> = new Set(['activate', 'create', 'update', 'manual']);
+/**
+ * Activation modes in which a person is activating the workflow: publish, activate, a manual run.
+ * Not 'update': n8n 2.41's durable scheduler runs every scheduled poll in it (a baseline recorded
+ * again there would stop a running workflow), and a person's save of an active workflow gets the
+ * failed execution instead of a refusal.
+ */
+const PERSON_ACTIVATIONS: ReadonlySet<string> = new Set(['activate', 'create', 'manual']);
 
 /**
  * Whether a person is activating the workflow now, so that a watched ID the API does not know
  * may be refused there and then (an activation error naming it). At n8n's start-up ('init'), a
- * leadership change, or when n8n does not say, the workflow is already running: the unknown ID is
+ * leadership change, a scheduled poll ('update'), or when n8n does not say, the workflow is already running: the unknown ID is
  * a failed execution of its own, and the others go on.
  */
 export function activatedByPerson(context: IPollFunctions): boolean {

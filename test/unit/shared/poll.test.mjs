@@ -65,16 +65,15 @@ describe('runPoll', () => {
 		assert.deepEqual(await runPoll(context, 'k', h), [[{ json: { n: 1 } }]]);
 	});
 
-	it('who activates: a person (activate, create, update, manual), or n8n itself (init, leadershipChange, or it does not say)', () => {
+	it('who activates: a person (activate, create, manual), or n8n itself (init, leadershipChange, a durable scheduled poll: update, or it does not say)', () => {
 		const activatedIn = (mode) => {
 			const { context } = createPollContext({ params: {} });
 			if (mode === undefined) delete context.getActivationMode;
 			else context.getActivationMode = () => mode;
 			return activatedByPerson(context);
 		};
-		for (const mode of ['activate', 'create', 'update', 'manual'])
-			assert.equal(activatedIn(mode), true);
-		for (const mode of ['init', 'leadershipChange', undefined, 'future']) {
+		for (const mode of ['activate', 'create', 'manual']) assert.equal(activatedIn(mode), true);
+		for (const mode of ['init', 'leadershipChange', 'update', undefined, 'future']) {
 			assert.equal(activatedIn(mode), false, String(mode));
 		}
 	});

@@ -23,9 +23,9 @@ const CHAT_IDS = ['cht_a', 'cht_b', 'cht_c'];
 export const PHONE = '+34600000003';
 /** A chat ID the API does not know (404). */
 export const UNKNOWN_CHAT = 'cht_zz_unknown';
-/** Activation modes of a person (publish, save, activate, a manual run) and of n8n itself. */
-export const PERSON_MODES = ['activate', 'create', 'update', 'manual'];
-export const N8N_MODES = ['init', 'leadershipChange', undefined];
+/** Activation modes of a person (publish, activate, a manual run) and of n8n itself (a durable scheduled poll: update). */
+export const PERSON_MODES = ['activate', 'create', 'manual'];
+export const N8N_MODES = ['init', 'leadershipChange', 'update', undefined];
 // Oldest first with each page shuffled is beyond what the trigger can tell from a page (docs/triggers.md).
 const ORDERS = ['desc', 'asc', 'bare', 'descShuffled'];
 const INTERVAL_MS = 60_000;

@@ -58,7 +58,7 @@ const message = (chatId, second) => ({
 });
 
 describe('Broadcast Message Status Changed: an unknown watched ID', () => {
-	for (const mode of ['init', 'leadershipChange', undefined]) {
+	for (const mode of ['init', 'leadershipChange', 'update', undefined]) {
 		it(`activated by n8n (${mode ?? 'mode not given'}): the unknown ID is a failed execution naming it; the others' changes are reported`, async () => {
 			const api = fakeApi();
 			api.broadcast.set('bm_0001', 'queued');
@@ -85,7 +85,7 @@ describe('Broadcast Message Status Changed: an unknown watched ID', () => {
 		});
 	}
 
-	for (const mode of ['activate', 'create', 'update', 'manual']) {
+	for (const mode of ['activate', 'create', 'manual']) {
 		it(`activated by a person (${mode}): the unknown ID is refused, naming it`, async () => {
 			const api = fakeApi();
 			api.broadcast.set('bm_0001', 'queued');
@@ -101,7 +101,7 @@ describe('Broadcast Message Status Changed: an unknown watched ID', () => {
 });
 
 describe('Message Received: an unknown watched chat', () => {
-	for (const mode of ['init', 'leadershipChange', undefined]) {
+	for (const mode of ['init', 'leadershipChange', 'update', undefined]) {
 		it(`activated by n8n (${mode ?? 'mode not given'}): the unknown chat is a failed execution naming it; the others are reported`, async () => {
 			const api = fakeApi();
 			api.chats.set('cht_a', [message('cht_a', 0)]);
