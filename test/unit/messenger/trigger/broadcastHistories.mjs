@@ -8,15 +8,13 @@ import assert from 'node:assert/strict';
 
 import fc from 'fast-check';
 
-import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
 import { BROADCAST_STATUSES } from '../../../../nodes/Messenger/trigger/broadcastStatus.ts';
-import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
+import { httpError } from '../../../../tools/context.mjs';
 import { N8N_MODES, PERSON_MODES } from './chatHistories.mjs';
+import { answerOnTape, pollWorld, tapeArbitraries } from './triggerPolls.mjs';
 
-const API_URL = 'https://api.example.com';
 /** A broadcast message ID the API does not know (404). */
 export const UNKNOWN_MESSAGE = 'bm_9999';
-const INTERVAL_MS = 60_000;
 const FORWARD = ['queued', 'sent', 'delivered', 'read'];
 
 /**
@@ -45,16 +43,7 @@ export const broadcastWorldArbitrary = () =>
 			minLength: 1,
 			maxLength: 6,
 		}),
-		slowAt: fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 3 }),
-		outages: fc.array(
-			fc.record({
-				at: fc.integer({ min: 1, max: 50 }),
-				length: fc.integer({ min: 1, max: 7 }),
-				status: fc.constantFrom(503, 429),
-			}),
-			{ maxLength: 2 },
-		),
-		restartAfter: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { maxLength: 2 }),
+		...tapeArbitraries(50),
 	});
 
 /** The world's API: each message's path of statuses and where it stands, the clock, the tapes. */
@@ -96,18 +85,14 @@ export function simulatedBroadcast(world, clock) {
 		for (const message of messages) message.at = message.path.length - 1;
 	};
 	api.done = () => steps >= world.steps.length || open().length === 0;
-	const failing = (n) =>
-		!api.quiet && world.outages.find((o) => n >= o.at && n < o.at + o.length)?.status;
 	api.respond = (options) => {
 		answers++;
 		if (!api.quiet) api.step(world.answers[answers % world.answers.length].steps);
-		const outage = failing(answers);
-		if (outage) throw httpError(outage, { message: 'Unavailable' });
-		if (!api.quiet && world.slowAt.includes(answers)) {
-			clock.advance(options.timeout ?? 0);
-			throw Object.assign(new Error('timeout exceeded'), { code: 'ECONNABORTED' });
-		}
-		clock.advance(api.quiet ? 100 : world.answers[answers % world.answers.length].ms);
+		answerOnTape(world, api, answers, {
+			options,
+			advance: clock.advance,
+			slow: () => world.slowAt.includes(answers),
+		});
 		const id = decodeURIComponent(String(options.url).split('/').pop());
 		const message = messages.find((m) => m.id === id && !m.gone);
 		if (!message) throw httpError(404, { statusCode: 404, message: 'Message not found' });
@@ -137,86 +122,41 @@ export function watchedIds(world, api) {
 export async function runBroadcast(world, clock) {
 	const api = simulatedBroadcast(world, clock);
 	const ids = watchedIds(world, api);
-	const params = {
-		event: 'broadcastStatusChanged',
-		messageIds: ids.join(', '),
-		statuses: world.statuses,
-	};
-	const { http } = scriptedHttp((options) => api.respond(options));
-	let staticData = {};
-	let lineage = {};
-	let saved = { staticData: {}, lineage: {} };
-	let node = new MessengerTrigger();
-	const emitted = [];
-	const failures = [];
-	const thrown = [];
 	/** A person activating may be refused an unknown ID (or one expired already): then no poll records anything. */
 	const refusable =
 		(world.unknownId || world.messages.some((m) => m.expires)) &&
 		PERSON_MODES.includes(world.activation);
-
-	const poll = async () => {
-		api.pollServed = new Map();
-		const before = staticData.poll?.state;
-		const { context, emittedErrors } = createPollContext({
-			params,
-			http,
-			credentials: { baseUrl: API_URL, requestsPerMinute: 0 },
-			staticData,
-			pollBudgetMs: world.budgetMs,
-		});
-		if (world.activation === undefined) delete context.getActivationMode;
-		else context.getActivationMode = () => world.activation;
-		let result;
-		try {
-			result = await node.poll.call(context);
-		} catch (error) {
-			thrown.push(error);
-			assert.equal(staticData.poll?.state, before, 'a failed poll changes nothing');
-			return;
-		} finally {
-			failures.push(...emittedErrors);
-		}
-		const state = staticData.poll.state;
-		assert.ok(
-			Object.keys(state.watching).every((id) => ids.includes(id)),
-			'watching',
-		);
-		assert.ok(
-			state.finished.every((id) => ids.includes(id)),
-			'finished',
-		);
-		for (const [id, status] of api.pollServed) (lineage[id] ??= []).push(status);
-		emitted.push(...(result ? result[0].map((item) => item.json) : []));
-		if (result || !before) saved = structuredClone({ staticData, lineage });
-	};
-	const restart = () => {
-		node = new MessengerTrigger();
-		({ staticData, lineage } = structuredClone(saved));
-	};
-
-	let polls = 0;
-	while ((!api.done() || polls === 0) && polls < 40) {
-		if (world.restartAfter.includes(polls)) restart();
-		await poll();
-		polls++;
-		if (refusable && !staticData.poll) continue;
-		clock.advance(INTERVAL_MS);
-		api.step(1);
-	}
-	api.quiet = true;
-	api.finish();
-	const settled = () =>
-		staticData.poll &&
-		!staticData.poll.state.next &&
-		Object.keys(staticData.poll.state.watching).length === 0;
-	for (let quiet = 0; quiet < 12 && (quiet === 0 || !settled()); quiet++) {
-		clock.advance(INTERVAL_MS);
-		await poll();
-	}
-	const refusedAtActivation = refusable && !staticData.poll;
-	if (!refusedAtActivation) assert.ok(settled(), `not settled: ${JSON.stringify(staticData)}`);
-	return { api, ids, emitted, failures, thrown, lineage, refusable, refusedAtActivation };
+	const run = await pollWorld(world, api, {
+		params: {
+			event: 'broadcastStatusChanged',
+			messageIds: ids.join(', '),
+			statuses: world.statuses,
+		},
+		refusable,
+		tick: clock.advance,
+		moveOn: () => api.step(1),
+		quietEnd: api.finish,
+		startPoll: () => {
+			api.pollServed = new Map();
+		},
+		recordPoll: (state, before, lineage) => {
+			assert.ok(
+				Object.keys(state.watching).every((id) => ids.includes(id)),
+				'watching',
+			);
+			assert.ok(
+				state.finished.every((id) => ids.includes(id)),
+				'finished',
+			);
+			for (const [id, status] of api.pollServed) (lineage[id] ??= []).push(status);
+		},
+		emittedOf: (item) => [item.json],
+		settled: (staticData) =>
+			staticData.poll &&
+			!staticData.poll.state.next &&
+			Object.keys(staticData.poll.state.watching).length === 0,
+	});
+	return { api, ids, refusable, ...run };
 }
 
 /**

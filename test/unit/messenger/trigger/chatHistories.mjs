@@ -11,13 +11,12 @@ import { Readable } from 'node:stream';
 
 import fc from 'fast-check';
 
-import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
 import { MAX_TIED_IDS } from '../../../../nodes/Messenger/trigger/messageCursor.ts';
 import { MAX_HELD_MESSAGES } from '../../../../nodes/Messenger/trigger/messageDelivery.ts';
-import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
+import { httpError } from '../../../../tools/context.mjs';
+import { API_URL, answerOnTape, pollWorld, tapeArbitraries } from './triggerPolls.mjs';
 
 export const START = Date.UTC(2026, 2, 2, 9, 0, 0);
-const API_URL = 'https://api.example.com';
 const CHAT_IDS = ['cht_a', 'cht_b', 'cht_c'];
 /** The phone that watches the last chat when a world says so (its chat may open later). */
 export const PHONE = '+34600000003';
@@ -28,7 +27,6 @@ export const PERSON_MODES = ['activate', 'create', 'manual'];
 export const N8N_MODES = ['init', 'leadershipChange', 'update', undefined];
 // Oldest first with each page shuffled is beyond what the trigger can tell from a page (docs/triggers.md).
 const ORDERS = ['desc', 'asc', 'bare', 'descShuffled'];
-const INTERVAL_MS = 60_000;
 
 /** A request's duration on the test's clock: often none (messages then share a createdAt). */
 const durationArbitrary = fc.constantFrom(0, 0, 300, 1000, 2500);
@@ -67,19 +65,10 @@ export const chatWorldArbitrary = ({ download = false, pause = false, unknown = 
 			minLength: 1,
 			maxLength: 6,
 		}),
-		slowAt: fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 3 }),
+		...tapeArbitraries(60),
 		// Downloads cut off by the poll's time, counted among file requests (twice in a row: the
 		// file comes with mediaError at the next poll).
 		slowFileAt: fc.uniqueArray(fc.integer({ min: 1, max: 6 }), { maxLength: 3 }),
-		outages: fc.array(
-			fc.record({
-				at: fc.integer({ min: 1, max: 60 }),
-				length: fc.integer({ min: 1, max: 7 }),
-				status: fc.constantFrom(503, 429),
-			}),
-			{ maxLength: 2 },
-		),
-		restartAfter: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { maxLength: 2 }),
 	});
 
 /** An ID that does not grow with the arrival order, so that ties of createdAt mix old and new IDs. */
@@ -165,8 +154,6 @@ export function simulatedChats(world) {
 		}
 	};
 	api.done = () => arrived >= world.arrivals.length;
-	const failing = (n) =>
-		!api.quiet && world.outages.find((o) => n >= o.at && n < o.at + o.length)?.status;
 
 	const historyAnswer = (chat, qs) => {
 		const page = Number(qs.page ?? 1);
@@ -187,18 +174,16 @@ export function simulatedChats(world) {
 	api.respond = (options) => {
 		answers++;
 		if (!api.quiet) api.arrive(world.answers[answers % world.answers.length].arrivals);
-		const status = failing(answers);
-		if (status) throw httpError(status, { message: 'Unavailable' });
-		const file = String(options.url).startsWith(`${API_URL}/media/`);
-		if (file) files++;
-		const slow = world.slowAt.includes(answers) || (file && world.slowFileAt.includes(files));
-		if (!api.quiet && slow) {
-			// No answer within what was left of the poll's time: the request times out.
-			advance(options.timeout ?? 0);
-			throw Object.assign(new Error('timeout exceeded'), { code: 'ECONNABORTED' });
-		}
-		advance(api.quiet ? 100 : world.answers[answers % world.answers.length].ms);
 		const url = String(options.url);
+		const file = url.startsWith(`${API_URL}/media/`);
+		answerOnTape(world, api, answers, {
+			options,
+			advance,
+			slow: () => {
+				if (file) files++;
+				return world.slowAt.includes(answers) || (file && world.slowFileAt.includes(files));
+			},
+		});
 		if (file) {
 			const bytes = Buffer.from(`file of ${url.slice(url.lastIndexOf('/') + 1)}`);
 			return {
@@ -250,105 +235,55 @@ const messagesOf = (item) => (Array.isArray(item.messages) ? item.messages : [it
 export async function runChats(world) {
 	const api = simulatedChats(world);
 	const entries = watchedEntries(world);
-	const params = {
-		event: 'messageReceived',
-		chats: entries.join(', '),
-		direction: world.direction,
-		messageTypes: [],
-		options: {
-			downloadMedia: world.download,
-			groupByChat: world.groupByChat,
-			waitForPause: world.pauseSeconds,
-		},
-	};
-	const { http } = scriptedHttp((options) => api.respond(options));
-	let staticData = {};
-	let lineage = {};
-	let saved = { staticData: {}, lineage: {} };
-	let node = new MessengerTrigger();
-	const emitted = [];
-	const failures = [];
-	const thrown = [];
 	/** A person activating may be refused an unknown ID: then no poll records anything. */
 	const refusable = world.unknownChat && PERSON_MODES.includes(world.activation);
-
-	const poll = async () => {
-		api.pollReads = new Map();
-		const before = staticData.poll?.state;
-		const { context, emittedErrors } = createPollContext({
-			params,
-			http,
-			credentials: { baseUrl: API_URL, requestsPerMinute: 0 },
-			staticData,
-			pollBudgetMs: world.budgetMs,
-			store: quickStore,
-		});
-		if (world.activation === undefined) delete context.getActivationMode;
-		else context.getActivationMode = () => world.activation;
-		let result;
-		try {
-			result = await node.poll.call(context);
-		} catch (error) {
-			thrown.push(error);
-			assert.equal(staticData.poll?.state, before, 'a failed poll changes nothing');
-			return;
-		} finally {
-			failures.push(...emittedErrors);
-		}
-		const state = staticData.poll.state;
-		checkBounds(state, entries);
-		// Where watching began for the entries this poll recorded first.
-		for (const [key, watch] of Object.entries(state.chats)) {
-			if (before?.chats[key] || lineage[key] || watch.missing) continue;
-			if (key === PHONE && watch.chatId === undefined) {
-				lineage[key] = { at: watch.at };
-				continue;
+	const run = await pollWorld(world, api, {
+		params: {
+			event: 'messageReceived',
+			chats: entries.join(', '),
+			direction: world.direction,
+			messageTypes: [],
+			options: {
+				downloadMedia: world.download,
+				groupByChat: world.groupByChat,
+				waitForPause: world.pauseSeconds,
+			},
+		},
+		store: quickStore,
+		refusable,
+		tick: api.tick,
+		moveOn: () => api.arrive(1),
+		startPoll: () => {
+			api.pollReads = new Map();
+		},
+		recordPoll: (state, before, lineage) => {
+			checkBounds(state, entries);
+			// Where watching began for the entries this poll recorded first.
+			for (const [key, watch] of Object.entries(state.chats)) {
+				if (before?.chats[key] || lineage[key] || watch.missing) continue;
+				if (key === PHONE && watch.chatId === undefined) {
+					lineage[key] = { at: watch.at };
+					continue;
+				}
+				const chatId = key === PHONE ? watch.chatId : key;
+				const read = api.pollReads.get(chatId);
+				assert.ok(read, `${key} recorded without a read`);
+				lineage[key] = { chatId, first: read.first, last: read.last };
 			}
-			const chatId = key === PHONE ? watch.chatId : key;
-			const read = api.pollReads.get(chatId);
-			assert.ok(read, `${key} recorded without a read`);
-			lineage[key] = { chatId, first: read.first, last: read.last };
-		}
-		const items = result ? result[0] : [];
-		for (const item of items) {
-			for (const message of messagesOf(item.json)) emitted.push({ message, binary: item.binary });
-		}
-		// n8n keeps the static data of a poll that emitted items, and of the first (activation).
-		if (result || !before) saved = structuredClone({ staticData, lineage });
-	};
-
-	const restart = () => {
-		node = new MessengerTrigger();
-		({ staticData, lineage } = structuredClone(saved));
-	};
-
-	let polls = 0;
-	while ((!api.done() || polls === 0) && polls < 40) {
-		if (world.restartAfter.includes(polls)) restart();
-		await poll();
-		polls++;
-		if (refusable && !staticData.poll) continue;
-		api.tick(INTERVAL_MS);
-		api.arrive(1);
-	}
-	api.quiet = true;
-	const settled = () => {
-		const state = staticData.poll?.state;
-		return (
-			state &&
-			!state.next &&
-			!state.pending &&
-			!state.held &&
-			entries.every((key) => state.chats[key])
-		);
-	};
-	for (let quiet = 0; quiet < 12 && (quiet === 0 || !settled()); quiet++) {
-		api.tick(INTERVAL_MS);
-		await poll();
-	}
-	const refusedAtActivation = refusable && !staticData.poll;
-	if (!refusedAtActivation) assert.ok(settled(), `not settled: ${JSON.stringify(staticData)}`);
-	return { api, emitted, failures, thrown, lineage, entries, refusable, refusedAtActivation };
+		},
+		emittedOf: (item) => messagesOf(item.json).map((message) => ({ message, binary: item.binary })),
+		settled: (staticData) => {
+			const state = staticData.poll?.state;
+			return (
+				state &&
+				!state.next &&
+				!state.pending &&
+				!state.held &&
+				entries.every((key) => state.chats[key])
+			);
+		},
+	});
+	return { api, entries, refusable, ...run };
 }
 
 /** The state stays within its bounds: the watched entries only, bounded IDs and held messages. */

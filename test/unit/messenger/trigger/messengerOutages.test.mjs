@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
 import { retrySettings } from '../../../../nodes/shared/transport.ts';
-import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
+import { httpError, scriptedHttp } from '../../../../tools/context.mjs';
+import { API_URL, trigger } from './triggerPolls.mjs';
 
-const API_URL = 'https://api.example.com';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 let counter = 0;
 const message = (chatId, second, extra = {}) => ({
@@ -67,22 +66,6 @@ function fakeApi() {
 	return { http, calls, chats, phones, broadcast, answers, add, failing };
 }
 
-function trigger(api, params) {
-	const node = new MessengerTrigger();
-	const staticData = {};
-	const poll = async () => {
-		const { context, emittedErrors } = createPollContext({
-			params: { direction: 'inbound', messageTypes: [], statuses: [], ...params },
-			http: api.http,
-			credentials: { baseUrl: API_URL, requestsPerMinute: 0 },
-			staticData,
-		});
-		const result = await node.poll.call(context);
-		return { items: result ? result[0] : [], emittedErrors };
-	};
-	return { poll, staticData };
-}
-
 /** The poll fails once with `cause`, changing nothing. */
 async function failsWith(t, cause) {
 	const snapshot = JSON.stringify(t.staticData);
@@ -95,6 +78,40 @@ async function failsWith(t, cause) {
 
 const json = (items) => items.map((item) => item.json);
 
+/** bm_0001 and bm_0002 queued, watched by a trigger that has read both once. */
+async function watchingTwoBroadcasts() {
+	const api = fakeApi();
+	api.broadcast.set('bm_0001', 'queued');
+	api.broadcast.set('bm_0002', 'queued');
+	const t = trigger(api, { event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' });
+	await t.poll();
+	return { api, t };
+}
+
+/** cht_a watched with Download Media since its first message; then a photo at `url` is written. */
+async function photoWritten(url) {
+	const api = fakeApi();
+	api.add('cht_a', message('cht_a', 0));
+	const t = trigger(api, {
+		event: 'messageReceived',
+		chats: 'cht_a',
+		options: { downloadMedia: true },
+	});
+	await t.poll();
+	const [photo] = api.add('cht_a', message('cht_a', 1, { type: 'image', content: { url } }));
+	return { api, t, photo };
+}
+
+/** The next poll emits `photo` alone, with its file and no media error. */
+async function comesWithItsFile(t, photo) {
+	const { items } = await t.poll();
+	assert.deepEqual(
+		json(items).map((m) => [m.messageId, m.mediaError]),
+		[[photo.id, undefined]],
+	);
+	assert.ok(items[0].binary?.data, 'with its file');
+}
+
 // A 5xx is asked again at once (retries are the transport's, tested there).
 const savedRetries = { ...retrySettings };
 before(() => Object.assign(retrySettings, { baseDelayMs: 0, maxDelayMs: 0 }));
@@ -102,11 +119,7 @@ after(() => Object.assign(retrySettings, savedRetries));
 
 describe('Broadcast Message Status Changed: one message failing', () => {
 	it('a message the API refuses (403) is a failed execution naming it; the others are reported', async () => {
-		const api = fakeApi();
-		api.broadcast.set('bm_0001', 'queued');
-		api.broadcast.set('bm_0002', 'queued');
-		const t = trigger(api, { event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' });
-		await t.poll();
+		const { api, t } = await watchingTwoBroadcasts();
 		api.broadcast.set('bm_0001', 'sent');
 		api.answers.set('/api/v1/messenger/broadcast/messages/bm_0002', api.failing(403));
 		const { items, emittedErrors } = await t.poll();
@@ -128,11 +141,7 @@ describe('Broadcast Message Status Changed: one message failing', () => {
 	});
 
 	it('a message whose answer has no status is named on its own; the others are reported', async () => {
-		const api = fakeApi();
-		api.broadcast.set('bm_0001', 'queued');
-		api.broadcast.set('bm_0002', 'queued');
-		const t = trigger(api, { event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' });
-		await t.poll();
+		const { api, t } = await watchingTwoBroadcasts();
 		api.broadcast.set('bm_0002', 'sent');
 		api.answers.set('/api/v1/messenger/broadcast/messages/bm_0001', () => ({ id: 'bm_0001' }));
 		const { items, emittedErrors } = await t.poll();
@@ -146,11 +155,7 @@ describe('Broadcast Message Status Changed: one message failing', () => {
 	});
 
 	it('a 503 on any message fails the poll once with its cause; nothing moves', async () => {
-		const api = fakeApi();
-		api.broadcast.set('bm_0001', 'queued');
-		api.broadcast.set('bm_0002', 'queued');
-		const t = trigger(api, { event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' });
-		await t.poll();
+		const { api, t } = await watchingTwoBroadcasts();
 		api.broadcast.set('bm_0001', 'sent');
 		api.answers.set('/api/v1/messenger/broadcast/messages/bm_0002', api.failing(503));
 		await failsWith(t, 'temporarily-unavailable');
@@ -201,18 +206,7 @@ describe('Message Received: Check Existing, fresh links and files', () => {
 	});
 
 	it("a 503 while reading an expired file's fresh link fails the poll with its cause; the message and its file come at the next poll", async () => {
-		const api = fakeApi();
-		api.add('cht_a', message('cht_a', 0));
-		const t = trigger(api, {
-			event: 'messageReceived',
-			chats: 'cht_a',
-			options: { downloadMedia: true },
-		});
-		await t.poll();
-		const [photo] = api.add(
-			'cht_a',
-			message('cht_a', 1, { type: 'image', content: { url: `${API_URL}/media/old` } }),
-		);
+		const { api, t, photo } = await photoWritten(`${API_URL}/media/old`);
 		api.answers.set(`${API_URL}/media/old`, () => ({
 			body: Readable.from([]),
 			headers: {},
@@ -224,35 +218,14 @@ describe('Message Received: Check Existing, fresh links and files', () => {
 			...photo,
 			content: { url: `${API_URL}/media/fresh` },
 		}));
-		const { items } = await t.poll();
-		assert.deepEqual(
-			json(items).map((m) => [m.messageId, m.mediaError]),
-			[[photo.id, undefined]],
-		);
-		assert.ok(items[0].binary?.data, 'with its file');
+		await comesWithItsFile(t, photo);
 	});
 
 	it("a 503 from the file's host fails the poll with its cause; the file comes at the next poll", async () => {
-		const api = fakeApi();
-		api.add('cht_a', message('cht_a', 0));
-		const t = trigger(api, {
-			event: 'messageReceived',
-			chats: 'cht_a',
-			options: { downloadMedia: true },
-		});
-		await t.poll();
-		const [photo] = api.add(
-			'cht_a',
-			message('cht_a', 1, { type: 'image', content: { url: `${API_URL}/media/p1` } }),
-		);
+		const { api, t, photo } = await photoWritten(`${API_URL}/media/p1`);
 		api.answers.set(`${API_URL}/media/p1`, api.failing(503));
 		await failsWith(t, 'temporarily-unavailable');
 		api.answers.delete(`${API_URL}/media/p1`);
-		const { items } = await t.poll();
-		assert.deepEqual(
-			json(items).map((m) => [m.messageId, m.mediaError]),
-			[[photo.id, undefined]],
-		);
-		assert.ok(items[0].binary?.data, 'with its file');
+		await comesWithItsFile(t, photo);
 	});
 });

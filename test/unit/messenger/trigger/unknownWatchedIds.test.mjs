@@ -5,10 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
-import { createPollContext, httpError, scriptedHttp } from '../../../../tools/context.mjs';
-
-const API_URL = 'https://api.example.com';
+import { httpError, scriptedHttp } from '../../../../tools/context.mjs';
+import { trigger } from './triggerPolls.mjs';
 
 /** Broadcast messages and chats in memory; what is not there answers 404. */
 function fakeApi() {
@@ -28,23 +26,19 @@ function fakeApi() {
 	return { http, broadcast, chats };
 }
 
-/** A trigger activated in `mode` (undefined: an n8n whose context does not say). */
-function trigger(api, params, mode) {
-	const node = new MessengerTrigger();
-	const staticData = {};
-	const poll = async () => {
-		const { context, emittedErrors } = createPollContext({
-			params: { direction: 'inbound', messageTypes: [], statuses: [], ...params },
-			http: api.http,
-			credentials: { baseUrl: API_URL, requestsPerMinute: 0 },
-			staticData,
-		});
-		if (mode === undefined) delete context.getActivationMode;
-		else context.getActivationMode = () => mode;
-		const result = await node.poll.call(context);
-		return { items: result ? result[0].map((i) => i.json) : [], emittedErrors };
-	};
-	return { poll, staticData };
+/**
+ * bm_0001 queued and bm_0002 unknown, both watched by a trigger activated in `mode` (undefined:
+ * an n8n whose context does not say).
+ */
+function watchingUnknownBroadcast(mode) {
+	const api = fakeApi();
+	api.broadcast.set('bm_0001', 'queued');
+	const t = trigger(
+		api,
+		{ event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' },
+		{ mode },
+	);
+	return { api, t };
 }
 
 let counter = 0;
@@ -60,13 +54,7 @@ const message = (chatId, second) => ({
 describe('Broadcast Message Status Changed: an unknown watched ID', () => {
 	for (const mode of ['init', 'leadershipChange', 'update', undefined]) {
 		it(`activated by n8n (${mode ?? 'mode not given'}): the unknown ID is a failed execution naming it; the others' changes are reported`, async () => {
-			const api = fakeApi();
-			api.broadcast.set('bm_0001', 'queued');
-			const t = trigger(
-				api,
-				{ event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' },
-				mode,
-			);
+			const { api, t } = watchingUnknownBroadcast(mode);
 			const first = await t.poll();
 			assert.deepEqual(first.items, []);
 			assert.equal(first.emittedErrors.length, 1);
@@ -78,7 +66,7 @@ describe('Broadcast Message Status Changed: an unknown watched ID', () => {
 			api.broadcast.set('bm_0001', 'sent');
 			const next = await t.poll();
 			assert.deepEqual(
-				next.items.map((c) => [c.messageId, c.previousStatus, c.status]),
+				next.items.map(({ json: c }) => [c.messageId, c.previousStatus, c.status]),
 				[['bm_0001', 'queued', 'sent']],
 			);
 			assert.deepEqual(next.emittedErrors, [], 'named once, not asked for again while listed');
@@ -87,13 +75,7 @@ describe('Broadcast Message Status Changed: an unknown watched ID', () => {
 
 	for (const mode of ['activate', 'create', 'manual']) {
 		it(`activated by a person (${mode}): the unknown ID is refused, naming it`, async () => {
-			const api = fakeApi();
-			api.broadcast.set('bm_0001', 'queued');
-			const t = trigger(
-				api,
-				{ event: 'broadcastStatusChanged', messageIds: 'bm_0001, bm_0002' },
-				mode,
-			);
+			const { t } = watchingUnknownBroadcast(mode);
 			await assert.rejects(t.poll(), /The watched broadcast message "bm_0002" was not found/);
 			assert.equal(t.staticData.poll, undefined);
 		});
@@ -105,7 +87,7 @@ describe('Message Received: an unknown watched chat', () => {
 		it(`activated by n8n (${mode ?? 'mode not given'}): the unknown chat is a failed execution naming it; the others are reported`, async () => {
 			const api = fakeApi();
 			api.chats.set('cht_a', [message('cht_a', 0)]);
-			const t = trigger(api, { event: 'messageReceived', chats: 'cht_typo, cht_a' }, mode);
+			const t = trigger(api, { event: 'messageReceived', chats: 'cht_typo, cht_a' }, { mode });
 			const first = await t.poll();
 			assert.deepEqual(first.items, []);
 			assert.equal(first.emittedErrors.length, 1);
@@ -114,7 +96,7 @@ describe('Message Received: an unknown watched chat', () => {
 			api.chats.get('cht_a').push(fresh);
 			const next = await t.poll();
 			assert.deepEqual(
-				next.items.map((m) => m.messageId),
+				next.items.map(({ json: m }) => m.messageId),
 				[fresh.id],
 			);
 			assert.deepEqual(next.emittedErrors, []);
@@ -124,7 +106,11 @@ describe('Message Received: an unknown watched chat', () => {
 	it('activated by a person: the unknown chat is refused, naming it', async () => {
 		const api = fakeApi();
 		api.chats.set('cht_a', [message('cht_a', 0)]);
-		const t = trigger(api, { event: 'messageReceived', chats: 'cht_a, cht_typo' }, 'activate');
+		const t = trigger(
+			api,
+			{ event: 'messageReceived', chats: 'cht_a, cht_typo' },
+			{ mode: 'activate' },
+		);
 		await assert.rejects(t.poll(), /The watched chat "cht_typo" was not found/);
 		assert.equal(t.staticData.poll, undefined);
 	});
