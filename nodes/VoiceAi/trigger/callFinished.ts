@@ -89,7 +89,7 @@ const callItem = (
 });
 
 /** A record's attempts as the table keeps them (modulo 16; 0 when the record does not say). */
-const attemptsOf = (call: CallRead): number => Math.floor(call.attempts ?? 0) & 0xf;
+const attemptsOf = (call: CallRead): number => signedAttempt(call.signature).attempts;
 
 /**
  * The last attempt of a record read for the first time known to have ended: in a first read

@@ -2,7 +2,6 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FieldContext } from '../../shared/answerFields';
 import { fieldValue, textField } from '../../shared/answerFields';
-import { fnv1a } from './callState';
 
 /** How a call attempt can end (docs/api.md, Campaign data); `pending` and `calling` have not. */
 export const CALL_OUTCOMES = ['answered', 'no_answer', 'busy', 'failed'] as const;
@@ -27,6 +26,19 @@ const CALL_RECORD: FieldContext = {
 /** The statuses a record's signature tells apart, each by its place (an unknown one: 7). */
 const SIGNED_STATUSES = ['', 'pending', 'calling', ...CALL_OUTCOMES] as const;
 const UNKNOWN_STATUS = 7;
+const CALLING = SIGNED_STATUSES.indexOf('calling');
+/** Of a signature: which attempt (attempts and calledAt), below its status. */
+const ATTEMPT = (1 << 23) - 1;
+
+/** FNV-1a, 32 bits, from `offset`: the signature's hashes. */
+export function fnv1a(text: string, offset = 0x811c9dc5): number {
+	let hash = offset;
+	for (let i = 0; i < text.length; i++) {
+		hash ^= text.charCodeAt(i);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash;
+}
 
 /** One record of campaign data as the trigger reads it. */
 export interface CallRead {
@@ -77,11 +89,25 @@ export function readCall(record: IDataObject): CallRead {
 	};
 }
 
-/** The attempts a signature says (modulo 16), and whether its attempt is being called. */
-export function signedAttempt(signature: number): { attempts: number; calling: boolean } {
+/**
+ * The attempts a signature says (modulo 16), whether its attempt is being called, and whether it
+ * is past calling (an outcome, or a status the trigger does not know).
+ */
+export function signedAttempt(signature: number): {
+	attempts: number;
+	calling: boolean;
+	pastCalling: boolean;
+} {
 	const code = (signature >>> 23) & 7;
-	return { attempts: (signature >>> 19) & 0xf, calling: SIGNED_STATUSES[code] === 'calling' };
+	return {
+		attempts: (signature >>> 19) & 0xf,
+		calling: code === CALLING,
+		pastCalling: code > CALLING,
+	};
 }
+
+/** Whether two signatures are of one attempt (the same attempts and calledAt), in any status. */
+export const sameAttempt = (a: number, b: number): boolean => (a & ATTEMPT) === (b & ATTEMPT);
 
 /**
  * A time the API wrote, in ms: a date and time without a zone is read as UTC (the API's clock,

@@ -7,13 +7,15 @@
  * - bits 26 to 29 `lastEnded`: the last attempt of the record known to have ended (modulo 16),
  *   which skippedAttempts counts from;
  * - bits 0 to 25: the attempt's signature (callRecords.ts: status, attempts, calledAt).
- * Keys are exact, not hashed: two numbers never share one (numberKey). A number listed twice has
+ * Keys are exact, not hashed: two numbers never share one (digitsKey). A number listed twice has
  * a record per listing.
  *
  * Stored as one text (base64): the records sorted by key, their states (4 bytes each), then each
  * key as its distance from the one before (Rice-coded, so a campaign's numbers close to each other
  * take few bits); a number that is not written in digits is kept whole beside them.
  */
+
+import { sameAttempt, signedAttempt } from './callRecords';
 
 /** Bits of state a record keeps beside its number's key (docs/triggers.md). */
 export const STATE_BITS = 32;
@@ -26,15 +28,6 @@ const HELD = 1 << 30;
 const LAST_SHIFT = 26;
 const LAST = 0xf << LAST_SHIFT;
 const SIGNATURE = (1 << 26) - 1;
-/** Of a signature (callRecords.ts): which attempt (attempts and calledAt), and its status. */
-const ATTEMPT = (1 << 23) - 1;
-const STATUS_SHIFT = 23;
-/** Status codes up to this one have not ended: none, `pending`, `calling`. */
-const CALLING = 2;
-
-const attemptsOf = (signature: number) => (signature >>> 19) & 0xf;
-const hasEnded = (signature: number) => signature >>> STATUS_SHIFT > CALLING;
-
 /**
  * Whether a record stored as `stored` can have become `signature`: its attempts (modulo 16) go
  * forward, or stay while the attempt had not ended (its calledAt may move when it ends); a record
@@ -42,25 +35,16 @@ const hasEnded = (signature: number) => signature >>> STATUS_SHIFT > CALLING;
  * field) moves on to anything.
  */
 function canMoveOn(stored: number, signature: number): boolean {
-	const [from, to] = [attemptsOf(stored), attemptsOf(signature)];
+	const was = signedAttempt(stored);
+	const [from, to] = [was.attempts, signedAttempt(signature).attempts];
 	if (to === 0) return from === 0;
 	if (from === 0) return true;
 	const ahead = (((to - from) % 16) + 16) % 16;
-	return ahead > 0 ? ahead <= 8 : !hasEnded(stored);
+	return ahead > 0 ? ahead <= 8 : !was.pastCalling;
 }
 
 /** Keys of numbers written in digits are below this; others are OTHER_KEYS + their place in `others`. */
 const OTHER_KEYS = 2 ** 51;
-
-/** FNV-1a, 32 bits, from `offset`: the signature's hashes (callRecords.ts). */
-export function fnv1a(text: string, offset = 0x811c9dc5): number {
-	let hash = offset;
-	for (let i = 0; i < text.length; i++) {
-		hash ^= text.charCodeAt(i);
-		hash = Math.imul(hash, 0x01000193) >>> 0;
-	}
-	return hash;
-}
 
 /**
  * A number's key, exact: its digits (spaces, dashes, dots and brackets left out; a leading `+`
@@ -316,9 +300,9 @@ export class CallTable {
 		if (seenSame >= 0) {
 			return { slot: seenSame, before: stateOf(this.valueAt(seenSame)), again: true };
 		}
-		const sameAttempt = (slot: number) =>
-			slot >= 0 && (this.valueAt(slot) & ATTEMPT) === (signature & ATTEMPT);
-		if (sameAttempt(unseen) || (unseen >= 0 && !sameAttempt(seen))) return this.claim(unseen);
+		const ofThisAttempt = (slot: number) =>
+			slot >= 0 && sameAttempt(this.valueAt(slot) & SIGNATURE, signature);
+		if (ofThisAttempt(unseen) || (unseen >= 0 && !ofThisAttempt(seen))) return this.claim(unseen);
 		// Read in this sweep and changed since: the record met again on a later page.
 		if (seen >= 0) return { slot: seen, before: stateOf(this.valueAt(seen)) };
 		return { slot: this.add(key, SEEN) };
@@ -333,9 +317,13 @@ export class CallTable {
 		if (current < 0) return slot;
 		const a = this.valueAt(current) & SIGNATURE;
 		const b = this.valueAt(slot) & SIGNATURE;
-		const same = (sig: number) => (sig & ATTEMPT) === (signature & ATTEMPT);
-		if (same(a) !== same(b)) return same(a) ? current : slot;
-		const progress = (sig: number) => attemptsOf(sig) * 2 + (hasEnded(sig) ? 1 : 0);
+		if (sameAttempt(a, signature) !== sameAttempt(b, signature)) {
+			return sameAttempt(a, signature) ? current : slot;
+		}
+		const progress = (sig: number) => {
+			const { attempts, pastCalling } = signedAttempt(sig);
+			return attempts * 2 + (pastCalling ? 1 : 0);
+		};
 		return progress(b) > progress(a) ? slot : current;
 	}
 
