@@ -13,7 +13,7 @@ import type { CallRead } from './callRecords';
 import { CALL_OUTCOMES, readCall, signedAttempt } from './callRecords';
 import { CallTable } from './callState';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
-import { campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
+import { campaignName, campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
 import type { Campaign, CampaignWatchState } from './campaigns';
 import { campaignBaseline, campaignsNow, isActive, newestCampaigns } from './campaigns';
 import {
@@ -110,9 +110,8 @@ function skippedAttempts(call: CallRead, last: number): number | null {
 /** A record that Call Finished cannot read (no number or status), named for a failed execution. */
 function badRecord(campaign: CampaignSummary, error: unknown): InputError {
 	const { message, description } = error as { message?: string; description?: string };
-	const name = campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
 	return new InputError(
-		`A record of campaign ${name} could not be read: ${message ?? String(error)}`,
+		`A record of campaign ${campaignName(campaign)} could not be read: ${message ?? String(error)}`,
 		[
 			description,
 			'The other records and campaigns are reported as usual; this record is read again at every sweep.',

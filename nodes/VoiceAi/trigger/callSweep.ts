@@ -1,5 +1,4 @@
-import type { Failure, IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions, NodeOperationError } from 'n8n-workflow';
 
 import { listPages, MAX_PAGE_SIZE } from '../../shared/pagination';
 import {
@@ -7,6 +6,7 @@ import {
 	pollError,
 	rethrowUnlessTimeUp,
 	timeForAnotherRead,
+	unreadable,
 } from '../../shared/poll';
 import { PollTimeUp } from '../../shared/pollClock';
 import { path } from '../../shared/transport';
@@ -110,34 +110,22 @@ export async function sweepCampaign(
 	return { requests, complete: true, cursor: null };
 }
 
+/** A campaign as a failure names it: its name and ID, or its ID. */
+export const campaignName = (campaign: CampaignSummary): string =>
+	campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
+
 /**
  * A campaign whose data could not be read, named, for a failed execution of its own while the
  * other campaigns are reported; it keeps the cause of the failure.
  */
-export function campaignUnreadable(
+export const campaignUnreadable = (
 	context: IPollFunctions,
 	campaign: CampaignSummary,
 	error: unknown,
-): NodeOperationError {
-	const { message, description, failure } = error as {
-		message?: string;
-		description?: string | null;
-		failure?: Failure;
-	};
-	const name = campaign.name ? `"${campaign.name}" (${campaign.id})` : `"${campaign.id}"`;
-	const shown = new NodeOperationError(
-		context.getNode(),
-		`The call data of campaign ${name} could not be read`,
-		{
-			description: [
-				message,
-				description,
-				'The other campaigns are reported as usual; this one is read again from where it stopped at every poll, and its results come once it can be read.',
-			]
-				.filter(Boolean)
-				.join('\n'),
-		},
+): NodeOperationError =>
+	unreadable(
+		context,
+		`The call data of campaign ${campaignName(campaign)}`,
+		error,
+		'The other campaigns are reported as usual; this one is read again from where it stopped at every poll, and its results come once it can be read.',
 	);
-	if (failure) shown.failure = failure;
-	return shown;
-}
