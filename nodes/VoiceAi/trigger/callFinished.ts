@@ -9,11 +9,12 @@ import { InputError } from '../../shared/errors';
 import { listPage } from '../../shared/pagination';
 import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
-import type { CallRead } from './callRecords';
 import { CALL_OUTCOMES, readCall, signedAttempt } from './callRecords';
 import { CallTable } from './callState';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
-import { campaignName, campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
+import { campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
+import type { ReportSettings } from './callReports';
+import { callItem, reportRecords } from './callReports';
 import type { Campaign, CampaignWatchState } from './campaigns';
 import { campaignBaseline, campaignsNow, isActive, newestCampaigns } from './campaigns';
 import {
@@ -34,10 +35,8 @@ interface CallWatchState {
 	waiting?: IDataObject[];
 }
 
-interface CallSettings {
+interface CallSettings extends ReportSettings {
 	chosen?: string[];
-	outcomes: string[];
-	finalOnly: boolean;
 	budget: number;
 }
 
@@ -71,110 +70,6 @@ function summary(campaign: Campaign): CampaignSummary {
 		agentName: text(campaign.agentName),
 		status: campaign.status,
 	};
-}
-
-/**
- * The item: the record as the API sent it, with its campaign; in Every Attempt, also how many
- * attempts of the number ended between two reads without an item of their own.
- */
-const callItem = (
-	record: IDataObject,
-	campaign: CampaignSummary,
-	skippedAttempts?: number | null,
-): IDataObject => ({
-	...record,
-	...(skippedAttempts === undefined ? {} : { skippedAttempts }),
-	campaignId: campaign.id,
-	campaign: { ...campaign },
-});
-
-/** A record's attempts as the table keeps them (modulo 16; 0 when the record does not say). */
-const attemptsOf = (call: CallRead): number => signedAttempt(call.signature).attempts;
-
-/**
- * The last attempt of a record read for the first time known to have ended: in a first read
- * (silent), the attempts before it (and itself, when it ended before watching began); in a
- * campaign watched from its start, none.
- */
-function firstLastEnded(call: CallRead, silent: boolean, news: boolean): number {
-	if (!silent) return 0;
-	return call.ended && !news ? attemptsOf(call) : Math.max(0, attemptsOf(call) - 1);
-}
-
-/** Attempts of the record that ended unseen before this one, after `last`; null: not known. */
-function skippedAttempts(call: CallRead, last: number): number | null {
-	if (call.attempts === undefined) return null;
-	return Math.max(0, ((((attemptsOf(call) - last) % 16) + 16) % 16) - 1);
-}
-
-/** A record that Call Finished cannot read (no number or status), named for a failed execution. */
-function badRecord(campaign: CampaignSummary, error: unknown): InputError {
-	const { message, description } = error as { message?: string; description?: string };
-	return new InputError(
-		`A record of campaign ${campaignName(campaign)} could not be read: ${message ?? String(error)}`,
-		[
-			description,
-			'The other records and campaigns are reported as usual; this record is read again at every sweep.',
-		]
-			.filter(Boolean)
-			.join('\n'),
-	);
-}
-
-/**
- * What a page of a watched campaign's data reports, the records' state changed in `table`: an
- * ended attempt not reported before (Every Attempt), or an answered call and, once the campaign
- * has ended, each number's last attempt held back (Final Outcome Only). A record read again in
- * the same sweep (pages that shifted) is skipped. A record read for the first time in a campaign
- * watched since the baseline reports only an attempt that ended after watching began. A record
- * that cannot be read is returned in `bad` (the first of the page), and the others go on.
- */
-function reportRecords(
-	watched: WatchedCampaign,
-	table: CallTable,
-	records: IDataObject[],
-	settings: CallSettings,
-): { items: IDataObject[]; bad?: InputError } {
-	const items: IDataObject[] = [];
-	let bad: InputError | undefined;
-	for (const record of records) {
-		let call: CallRead;
-		try {
-			call = readCall(record);
-		} catch (error) {
-			bad ??= badRecord(watched.campaign, error);
-			continue;
-		}
-		const { slot, before, again } = table.find(call.phoneNumber, call.signature);
-		if (again) continue;
-		// A record of a campaign watched since the baseline read for the first time (in its first
-		// read, or later when pages that shifted hid it then): what it shows ended before watching
-		// began unless its own time says otherwise.
-		const firstRead = !before && watched.since !== undefined;
-		const news =
-			firstRead && call.ended && call.endedAt !== undefined && call.endedAt > watched.since!;
-		const last = before ? before.lastEnded : firstLastEnded(call, firstRead, news);
-		const changed = !before || before.signature !== call.signature;
-		const due = firstRead ? news : call.ended && (changed || before?.held === true);
-		let held = false;
-		let reported = false;
-		if (due) {
-			const waits = settings.finalOnly && call.status !== 'answered' && !watched.ended;
-			if (waits) held = true;
-			else {
-				reported = true;
-				if (settings.outcomes.length === 0 || settings.outcomes.includes(call.status)) {
-					const skipped = settings.finalOnly ? undefined : skippedAttempts(call, last);
-					items.push(callItem(record, watched.campaign, skipped));
-				}
-			}
-		}
-		// An ended attempt reported, or known before: the last ended. One held, or a record being
-		// called: the last ended stays, so an attempt that ends unseen counts as skipped.
-		const lastEnded = call.ended && (!due || reported) ? attemptsOf(call) : last;
-		table.set(slot, { signature: call.signature, held, lastEnded });
-	}
-	return { items, ...(bad ? { bad } : {}) };
 }
 
 /** The campaigns to watch of those a poll saw (All Campaigns, or the chosen ones). */
