@@ -50,12 +50,16 @@ export async function runManually(
 		throw new Error(`manual run of ${workflowId} started no execution: ${JSON.stringify(started)}`);
 	}
 	const deadline = Date.now() + timeoutMs;
+	let endedAt;
 	for (;;) {
 		const { execution, runData, error, data } = await runDataOf(started.executionId);
-		if (execution.finished || !['new', 'running', 'waiting'].includes(execution.status)) {
-			return { execution, runData, error, data };
-		}
-		if (Date.now() > deadline) {
+		const ended = execution.finished || !['new', 'running', 'waiting'].includes(execution.status);
+		// n8n 1.x on SQLite without a pool stores an execution's status, then its run data, in two
+		// statements: an execution read between them has ended with no run data yet.
+		endedAt ??= ended ? Date.now() : undefined;
+		const stored = error || Object.keys(runData).length > 0 || Date.now() - endedAt > 5_000;
+		if (ended && stored) return { execution, runData, error, data };
+		if (!ended && Date.now() > deadline) {
 			throw new Error(
 				`execution ${started.executionId} of ${workflowId} still ${execution.status} after ${timeoutMs} ms`,
 			);

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
-import { n8nRestApi } from '../../../tools/n8nRest.mjs';
+import { n8nRestApi, runManually } from '../../../tools/n8nRest.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -60,5 +60,50 @@ describe('the REST API of a shared n8n', () => {
 		resets = 2;
 		await assert.rejects(api.rest('GET', '/rest/executions'), /fetch failed/);
 		resets = 0;
+	});
+});
+
+describe('a manual run', () => {
+	let server;
+	let baseUrl;
+	/** What GET /rest/executions/7 answers, one entry a read (the last one repeats). */
+	let reads = [];
+	let readCount = 0;
+	before(async () => {
+		server = createServer((req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			if (req.method === 'POST') return res.end(JSON.stringify({ data: { executionId: '7' } }));
+			const answer = reads[Math.min(readCount++, reads.length - 1)];
+			res.end(JSON.stringify({ data: answer }));
+		});
+		await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `http://127.0.0.1:${server.address().port}`;
+	});
+	after(() => new Promise((resolve) => server.close(resolve)));
+	const session = () => ({ baseUrl, cookie: 'c', n8nDir: root });
+	const runData = { 'Voice AI': [{ data: { main: [[{ json: { id: 'c1' } }]] } }] };
+
+	it('waits for the run data of an execution stored as ended before its run data (n8n 1.x)', async () => {
+		readCount = 0;
+		reads = [
+			{ id: '7', finished: false, status: 'running' },
+			{ id: '7', finished: true, status: 'success' },
+			{ id: '7', finished: true, status: 'success', data: { resultData: { runData } } },
+		];
+		const { execution, runData: read } = await runManually(session(), 'w', 'Manual Trigger');
+		assert.equal(execution.status, 'success');
+		assert.deepEqual(read, runData);
+		assert.equal(readCount, 3);
+	});
+
+	it('returns a failed execution with its error at once', async () => {
+		readCount = 0;
+		const error = { message: 'Forbidden' };
+		reads = [
+			{ id: '7', finished: false, status: 'error', data: { resultData: { runData: {}, error } } },
+		];
+		const result = await runManually(session(), 'w', 'Manual Trigger');
+		assert.deepEqual(result.error, error);
+		assert.equal(readCount, 1);
 	});
 });
