@@ -36,10 +36,11 @@ export const worldArbitrary = ({ shapes, orders, duplicates }) =>
 	fc
 		.record({
 			shape: fc.constantFrom(...shapes),
-			// What calledAt stamps (docs/api.md leaves it open): the call's start, or, once the call
+			// What calledAt stamps (docs/api.md leaves it open): the call's start; or, once the call
 			// ended, the moment that makes calledAt + durationSeconds its end (moved back, as the
-			// sandbox does, when the duration leaves out the ringing).
-			calledAt: fc.constantFrom('start', 'movedBack'),
+			// sandbox does, when the duration leaves out the ringing); or the call's end (while a
+			// number is being called, its record shows the end of the attempt before, if any).
+			calledAt: fc.constantFrom('start', 'movedBack', 'end'),
 			order: fc.constantFrom(...orders),
 			pageSize: fc.integer({ min: 1, max: 3 }),
 			// How long the API takes to answer, in the model's time: slow pages cut polls short.
@@ -68,9 +69,25 @@ export const worldArbitrary = ({ shapes, orders, duplicates }) =>
 				new Set(w.listings.map((l) => l.number)).size === w.listings.length,
 		);
 
-/** The calledAt a record shows for an attempt (moved back: the call talked for the last second). */
-export const shownCalledAt = (world, attempt) =>
-	world.calledAt === 'movedBack' && attempt.end !== undefined ? attempt.end - 1000 : attempt.start;
+/**
+ * The calledAt a record shows for an ended attempt (moved back: the call talked for the last
+ * second; end: its end).
+ */
+export const shownCalledAt = (world, attempt) => {
+	if (attempt.end === undefined || world.calledAt === 'start') return attempt.start;
+	return world.calledAt === 'end' ? attempt.end : attempt.end - 1000;
+};
+
+/** The calledAt a record shows while `attempt` is its last: undefined when it shows none. */
+const recordCalledAt = (world, attempts) => {
+	const last = attempts.at(-1);
+	if (!last) return undefined;
+	if (world.calledAt !== 'end' || last.end !== undefined) return shownCalledAt(world, last);
+	return attempts.at(-2)?.end;
+};
+
+/** Whether calledAt is the end, as the trigger can learn it (calledAt.ts): 'start' or 'end'. */
+export const calledAtMeaning = (world) => (world.calledAt === 'end' ? 'end' : 'start');
 
 /** The API of one campaign as the world makes it, with every attempt's truth. */
 export function simulatedApi(world) {
@@ -108,16 +125,18 @@ export function simulatedApi(world) {
 			step(open[(world.schedule[tape++] ?? tape) % open.length]);
 		}
 	};
-	const calledAt = (attempt) => shownCalledAt(world, attempt);
 	const record = (l) => {
 		const last = l.attempts[l.attempts.length - 1];
 		const status = !last ? 'pending' : last.end === undefined ? 'calling' : last.status;
+		const calledAt = recordCalledAt(world, l.attempts);
+		// The call's length: from calledAt to its end, or (calledAt stamping the end) from its start.
+		const from = world.calledAt === 'end' ? last?.start : calledAt;
 		return SHAPES[world.shape]({
 			phoneNumber: l.number,
 			status,
 			attempts: last ? last.n : 0,
-			...(last ? { calledAt: new Date(calledAt(last)).toISOString() } : {}),
-			...(last?.end !== undefined ? { durationSeconds: (last.end - calledAt(last)) / 1000 } : {}),
+			...(calledAt !== undefined ? { calledAt: new Date(calledAt).toISOString() } : {}),
+			...(last?.end !== undefined ? { durationSeconds: (last.end - from) / 1000 } : {}),
 		});
 	};
 	const api = {
@@ -192,6 +211,7 @@ export async function run(world, params = {}, log = undefined) {
 	/** What the polls that succeeded were served of each listing, in order. */
 	const served = new Map();
 	let failedPolls = 0;
+	let watchedSince;
 	const poll = async () => {
 		api.pollServed = new Map();
 		api.pollSince = undefined;
@@ -223,6 +243,7 @@ export async function run(world, params = {}, log = undefined) {
 		if (table) assert.ok(CallTable.decode(table).size <= api.bound, 'records kept');
 		// Watching began with the first poll that succeeded, at its first dated answer.
 		api.since ??= api.pollSince;
+		watchedSince ??= staticData.poll?.state?.watched?.c1?.since;
 		for (const [index, states] of api.pollServed) {
 			served.set(index, [...(served.get(index) ?? []), ...states]);
 		}
@@ -246,15 +267,32 @@ export async function run(world, params = {}, log = undefined) {
 		undefined,
 		'the completed campaign is read to its end',
 	);
-	return { api, items, firstServed, served, failedPolls };
+	// What the trigger learned: when watching began by its clock, and what calledAt stamps (never
+	// the other reading than the world's).
+	const meaning = staticData.poll?.state?.calledAt?.meaning;
+	if (meaning) assert.equal(meaning, calledAtMeaning(world), 'what calledAt stamps, learned');
+	return { api, items, firstServed, served, failedPolls, since: watchedSince, meaning };
+}
+
+/**
+ * Whether an ended attempt first read ended tells nothing of when it ended against `since` (the
+ * trigger's) but by what calledAt stamps: as the start, calledAt + durationSeconds comes after
+ * since; as the end, calledAt does not (calledAt.ts keeps it until the records tell).
+ */
+export function undecidable(world, attempt, since) {
+	const calledAt = shownCalledAt(world, attempt);
+	const from = world.calledAt === 'end' ? attempt.start : calledAt;
+	const asStart = calledAt + (attempt.end - from);
+	return since !== undefined && calledAt <= since && asStart > since;
 }
 
 /**
  * Per number, the attempts that ended after watching began and that the trigger can know of: an
  * attempt that ended and was retried before the trigger first read its record leaves no trace, and
- * one that had ended when first read is judged by its own time only when the record has calledAt.
+ * one that had ended when first read is judged by its own time only when the record has calledAt,
+ * and only once the records told what calledAt stamps when the two readings disagree.
  */
-export function expectedAttempts(world, api, firstServed) {
+export function expectedAttempts(world, api, firstServed, { since, meaning } = {}) {
 	const expected = new Map();
 	for (const l of api.listings) {
 		const first = firstServed.get(l.index) ?? [];
@@ -263,7 +301,9 @@ export function expectedAttempts(world, api, firstServed) {
 		const knowable = l.attempts.filter((a) => {
 			if (a.end === undefined || a.end <= api.since) return false;
 			if (a.n < seenN) return false;
-			if (a.n === seenN && firstEnded) return SHAPES[world.shape] === SHAPES.full;
+			if (a.n === seenN && firstEnded) {
+				return SHAPES[world.shape] === SHAPES.full && (meaning || !undecidable(world, a, since));
+			}
 			return true;
 		});
 		expected.set(l.number, [...(expected.get(l.number) ?? []), ...knowable]);

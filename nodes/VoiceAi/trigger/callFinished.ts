@@ -11,6 +11,8 @@ import { runPoll, timeForAnotherRead, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import { CALL_OUTCOMES, readCall, signedAttempt } from './callRecords';
 import { CallTable } from './callState';
+import type { CalledAtState } from './calledAt';
+import { answerMoment, settleUndecided } from './calledAt';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
 import { campaignUnreadable, dataPath, sweepCampaign } from './callSweep';
 import type { ReportSettings } from './callReports';
@@ -23,6 +25,9 @@ import {
 	REPORT_MODES,
 } from './callFinishedDescription';
 
+/** Of Data Requests per Poll, the quiet campaigns keep this part (1 / QUIET_SHARE) at least. */
+const QUIET_SHARE = 4;
+
 interface CallWatchState {
 	campaigns: CampaignWatchState;
 	watched: Record<string, WatchedCampaign>;
@@ -33,6 +38,8 @@ interface CallWatchState {
 	 * poll, first. A few, at most what ended during one poll.
 	 */
 	waiting?: IDataObject[];
+	/** What calledAt stamps, as far as the records told (calledAt.ts). */
+	calledAt?: CalledAtState;
 }
 
 interface CallSettings extends ReportSettings {
@@ -82,13 +89,11 @@ const wanted = (settings: CallSettings) => (campaign: Campaign) =>
  * read is spread over polls by their time: it goes on at the next polls.
  */
 async function baseline(context: IPollFunctions, settings: CallSettings): Promise<CallWatchState> {
-	// When watching began by the API's clock: its first answer's Date, in whole seconds, made exact
-	// by n8n's clock when that falls in the same second (else the second's nearer end); without a
-	// Date, n8n's clock.
-	let since = Date.now();
+	// When watching began by the API's clock: the moment of its first answer.
+	let since = answerMoment(undefined);
 	let dated = false;
 	const campaigns = await campaignBaseline(context, (second) => {
-		if (!dated) since = Math.min(Math.max(Date.now(), second), second + 999);
+		if (!dated) since = answerMoment(second);
 		dated = true;
 	});
 	const watched: Record<string, WatchedCampaign> = {};
@@ -109,6 +114,7 @@ async function baseline(context: IPollFunctions, settings: CallSettings): Promis
 		campaigns,
 		watched,
 		queue: Object.keys(watched),
+		calledAt: {},
 	});
 	const bad = first.failures.find((failure) => failure instanceof InputError);
 	if (bad) throw bad;
@@ -117,15 +123,20 @@ async function baseline(context: IPollFunctions, settings: CallSettings): Promis
 
 /**
  * Reads the watched campaigns' data in turn, from where the last poll stopped, while the poll's
- * time allows: first the campaigns that report, sharing Data Requests per Poll (in rounds: each
- * not read to its end gets an equal share of what is left), then first reads (silent, costing
- * none of it). A campaign reads at most one sweep a poll. The queue of the next poll: those not
- * read, those read part of the way, those read to the end, then those whose read failed (the
- * failures in `failures`, while the others are reported; when none could be read, the poll
- * fails). A campaign that has ended leaves once a sweep after its end finds none of its calls
- * `calling` (ENDED_CAMPAIGN_READS at most). Time too short for a read after finding the
- * campaigns leaves the reads to the next poll; a read that finds the API not answering in the
- * poll's time fails the poll, unless some data was read before it.
+ * time allows (docs/triggers.md, "Where the reads go"):
+ * 1. the campaigns where calls land (not `quiet`) share Data Requests per Poll but a quarter of
+ *    it kept for the quiet ones (in rounds: each not read to its end gets an equal share of what
+ *    is left);
+ * 2. the quiet campaigns, that kept share, in turn (the longest unread first);
+ * 3. first reads (silent, costing none of it);
+ * 4. the quiet campaigns again with what is left.
+ * A campaign reads at most one sweep a poll. The queue of the next poll: those not read, those
+ * read part of the way, those read to the end, then those whose read failed (the failures in
+ * `failures`, while the others are reported; when none could be read, the poll fails). A campaign
+ * that has ended leaves once a sweep after its end finds none of its calls `calling`
+ * (ENDED_CAMPAIGN_READS at most). Time too short for a read after finding the campaigns leaves
+ * the reads to the next poll; a read that finds the API not answering in the poll's time fails
+ * the poll, unless some data was read before it.
  */
 async function readData(
 	context: IPollFunctions,
@@ -133,11 +144,14 @@ async function readData(
 	state: CallWatchState,
 ): Promise<{ items: IDataObject[]; state: CallWatchState; failures: unknown[] }> {
 	const { watched } = state;
+	const calledAt = state.calledAt ?? {};
 	const items: IDataObject[] = [];
 	const failures: Array<NodeOperationError | InputError> = [];
 	const tables = new Map<string, CallTable>();
 	const order = state.queue.filter((queued) => watched[queued]);
 	const outcome = new Map<string, 'partial' | 'swept' | 'unreadable'>();
+	/** Ended campaigns read for the last time: they leave at the end of the poll. */
+	const done = new Set<string>();
 	let read = false;
 	let timeUp = false;
 	const timeLeft = () => !timeUp && timeForAnotherRead(context);
@@ -148,15 +162,20 @@ async function readData(
 		// Read once a poll, written back once at its end (a campaign may be read in several rounds).
 		const table = tables.get(id) ?? CallTable.decode(entry.table);
 		tables.set(id, table);
-		if (entry.cursor === null) table.startSweep();
+		if (entry.cursor === null) {
+			table.startSweep();
+			delete entry.stirred;
+		}
 		let bad: InputError | undefined;
 		const sweep = await sweepCampaign(
 			context,
 			entry,
 			allowed,
-			(records) => {
-				const page = reportRecords(entry, table, records, settings);
+			(records, second) => {
+				const reading = { state: calledAt, readAt: answerMoment(second) };
+				const page = reportRecords(entry, table, records, settings, reading);
 				items.push(...page.items);
+				if (page.stirred) entry.stirred = true;
 				bad ??= page.bad;
 			},
 			read,
@@ -171,34 +190,73 @@ async function readData(
 		} else if (!sweep.complete) outcome.set(id, 'partial');
 		else {
 			delete entry.silent;
+			if (entry.stirred) delete entry.quiet;
+			else entry.quiet = true;
+			delete entry.stirred;
 			outcome.set(id, 'swept');
 			if (entry.ended) {
 				const reads = (entry.endedReads ?? 0) + 1;
 				const calling = [...table.seenSignatures()].some((sig) => signedAttempt(sig).calling);
 				if (calling && reads < ENDED_CAMPAIGN_READS) entry.endedReads = reads;
-				else delete watched[id];
+				else done.add(id);
 			}
 		}
 		return sweep.requests;
 	};
 
-	let budget = settings.budget;
-	let open = order.filter((id) => !watched[id].silent);
-	while (open.length > 0 && budget > 0 && timeLeft()) {
-		const share = Math.max(1, Math.floor(budget / open.length));
-		const next: string[] = [];
-		for (const id of open) {
-			if (budget <= 0 || !timeLeft()) break;
-			budget -= await readCampaign(id, Math.min(share, budget));
-			if (outcome.get(id) === 'partial') next.push(id);
+	/** Reads `ids` sharing `amount` requests (see above); the requests made. */
+	const shareOut = async (ids: string[], amount: number): Promise<number> => {
+		let left = amount;
+		let open = ids;
+		while (open.length > 0 && left > 0 && timeLeft()) {
+			const share = Math.max(1, Math.floor(left / open.length));
+			const next: string[] = [];
+			for (const id of open) {
+				if (left <= 0 || !timeLeft()) break;
+				left -= await readCampaign(id, Math.min(share, left));
+				if (outcome.get(id) === 'partial') next.push(id);
+			}
+			open = next;
 		}
-		open = next;
-	}
+		return amount - left;
+	};
+
+	const reporting = order.filter((id) => !watched[id].silent);
+	const quiet = reporting.filter((id) => watched[id].quiet);
+	const landing = reporting.filter((id) => !watched[id].quiet);
+	const kept =
+		landing.length > 0 && quiet.length > 0 && settings.budget > 1
+			? Math.min(quiet.length, Math.max(1, Math.floor(settings.budget / QUIET_SHARE)))
+			: 0;
+	let budget = settings.budget;
+	budget -= await shareOut(landing, budget - kept);
+	budget -= await shareOut(quiet, Math.min(kept, budget));
 	for (const id of order.filter((queued) => watched[queued]?.silent)) {
 		if (!timeLeft()) break;
 		await readCampaign(id, Infinity);
 	}
+	const unread = (id: string) => watched[id] && [undefined, 'partial'].includes(outcome.get(id));
+	await shareOut(quiet.filter(unread), budget);
 	if (failures.length > 0 && !read) throw failures[0];
+	// Once the records told what calledAt stamps: the attempts that waited for it and ended after
+	// watching began are reported; Final Outcome Only: held in their table, or reported when
+	// their campaign's last read is over and they were still the number's last. The others, or
+	// those of a campaign that left before, are dropped.
+	for (const attempt of settleUndecided(calledAt)) {
+		const entry = watched[attempt.campaignId];
+		let report = !attempt.waits;
+		if (attempt.waits && entry) {
+			const table = tables.get(attempt.campaignId) ?? CallTable.decode(entry.table);
+			tables.set(attempt.campaignId, table);
+			const still = table.holdIfStill(attempt.phoneNumber, attempt.signature);
+			report = still && done.has(attempt.campaignId);
+		}
+		const status = String(attempt.item.status ?? '');
+		if (report && (settings.outcomes.length === 0 || settings.outcomes.includes(status))) {
+			items.push(attempt.item);
+		}
+	}
+	for (const id of done) delete watched[id];
 	for (const [id, table] of tables) if (watched[id]) watched[id].table = table.encode();
 	const queue = order.filter((id) => watched[id]);
 	const placed = (kind?: string) => queue.filter((id) => outcome.get(id) === kind);
@@ -207,6 +265,7 @@ async function readData(
 		state: {
 			...state,
 			watched,
+			calledAt,
 			queue: [
 				...placed(undefined),
 				...placed('partial'),
@@ -232,6 +291,7 @@ async function poll(
 	const watched: Record<string, WatchedCampaign> = {};
 	for (const [id, entry] of Object.entries(previous.watched)) watched[id] = { ...entry };
 	const queue = [...previous.queue];
+	const calledAt = structuredClone(previous.calledAt ?? {});
 	const { now, unresolved, state: campaigns } = await campaignsNow(context, previous.campaigns);
 	for (const campaign of [...now.values()].filter(wanted(settings))) {
 		if (!watched[campaign.id]) {
@@ -246,6 +306,10 @@ async function poll(
 		}
 		const current = watched[campaign.id];
 		current.campaign = summary(campaign);
+		// The API may move updatedAt as calls land (not stated): a change ends a quiet spell.
+		const listed = `${campaign.status} ${String(campaign.updatedAt ?? '')}`;
+		if (current.listed !== listed) delete current.quiet;
+		current.listed = listed;
 		if (!isActive(campaign) && !current.ended) {
 			// Its last reads start now, after it ended: what landed before the end is all there.
 			current.ended = true;
@@ -256,7 +320,7 @@ async function poll(
 		// Active at the last poll and gone now (deleted): nothing more to read.
 		if (!now.has(id) && !unresolved.has(id) && id in previous.campaigns.active) delete watched[id];
 	}
-	const read = await readData(context, settings, { campaigns, watched, queue });
+	const read = await readData(context, settings, { campaigns, watched, queue, calledAt });
 	// What ended while the first poll read comes first.
 	return { ...read, items: [...(previous.waiting ?? []), ...read.items] };
 }

@@ -27,6 +27,7 @@ const CALL_RECORD: FieldContext = {
 const SIGNED_STATUSES = ['', 'pending', 'calling', ...CALL_OUTCOMES] as const;
 const UNKNOWN_STATUS = 7;
 const CALLING = SIGNED_STATUSES.indexOf('calling');
+const PENDING = SIGNED_STATUSES.indexOf('pending');
 /** Of a signature: which attempt (attempts and calledAt), below its status. */
 const ATTEMPT = (1 << 23) - 1;
 
@@ -48,8 +49,10 @@ export interface CallRead {
 	ended: boolean;
 	/** Which attempt it is, when the record says. */
 	attempts?: number;
-	/** When the attempt ended (calledAt plus durationSeconds, in ms), when the record says. */
-	endedAt?: number;
+	/** The record's calledAt (ms, the API's clock), when it has one: calledAt.ts says what it stamps. */
+	calledAt?: number;
+	/** The record's durationSeconds, in ms (0 when it has none). */
+	durationMs: number;
 	/**
 	 * What tells this attempt from the number's others, in 26 bits (callState.ts keeps it): the
 	 * status (3 bits; an unknown one as 7, its text in the hash), attempts (4 bits, modulo 16) and
@@ -77,32 +80,36 @@ export function readCall(record: IDataObject): CallRead {
 	const code = known > 0 ? known : UNKNOWN_STATUS;
 	let hash = calledAt === undefined ? 0 : fnv1a(String(calledAt));
 	if (code === UNKNOWN_STATUS) hash ^= fnv1a(status);
-	const startedAt = calledAt === undefined ? NaN : apiTime(String(calledAt));
+	const stamped = calledAt === undefined ? NaN : apiTime(String(calledAt));
 	const duration = finite(fieldValue(record, CALL_FIELDS.durationSeconds)) ?? 0;
 	return {
 		phoneNumber,
 		status,
 		ended: (CALL_OUTCOMES as readonly string[]).includes(status),
 		...(attempts === undefined ? {} : { attempts }),
-		...(Number.isFinite(startedAt) ? { endedAt: startedAt + duration * 1000 } : {}),
+		...(Number.isFinite(stamped) ? { calledAt: stamped } : {}),
+		durationMs: duration * 1000,
 		signature: (code << 23) | ((Math.floor(attempts ?? 0) & 0xf) << 19) | (hash & 0x7ffff),
 	};
 }
 
 /**
- * The attempts a signature says (modulo 16), whether its attempt is being called, and whether it
- * is past calling (an outcome, or a status the trigger does not know).
+ * The attempts a signature says (modulo 16), whether its attempt is being called, whether it is
+ * past calling (an outcome, or a status the trigger does not know), and whether it is pending
+ * with no calledAt (never called: its hash is 0, or by chance one in 2^19).
  */
 export function signedAttempt(signature: number): {
 	attempts: number;
 	calling: boolean;
 	pastCalling: boolean;
+	neverCalled: boolean;
 } {
 	const code = (signature >>> 23) & 7;
 	return {
 		attempts: (signature >>> 19) & 0xf,
 		calling: code === CALLING,
 		pastCalling: code > CALLING,
+		neverCalled: code === PENDING && (signature & 0x7ffff) === 0,
 	};
 }
 

@@ -4,6 +4,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { InputError } from '../../shared/errors';
+import type { CalledAtState } from './calledAt';
+import { endedAfter, holdUndecided, learnMeaning } from './calledAt';
 import type { CallRead } from './callRecords';
 import { readCall, signedAttempt } from './callRecords';
 import type { CallTable } from './callState';
@@ -66,22 +68,33 @@ function badRecord(campaign: CampaignSummary, error: unknown): InputError {
 	);
 }
 
+/** What reportRecords needs of the meaning of calledAt: its state, and the moment of the read. */
+export interface CalledAtReading {
+	state: CalledAtState;
+	/** When the page was read, by the API's clock. */
+	readAt: number;
+}
+
 /**
  * What a page of a watched campaign's data reports, the records' state changed in `table`: an
  * ended attempt not reported before (Every Attempt), or an answered call and, once the campaign
  * has ended, each number's last attempt held back (Final Outcome Only). A record read again in
  * the same sweep (pages that shifted) is skipped. A record read for the first time in a campaign
- * watched since the baseline reports only an attempt that ended after watching began. A record
- * that cannot be read is returned in `bad` (the first of the page), and the others go on.
+ * watched since the baseline reports only an attempt that ended after watching began, by its own
+ * time (calledAt.ts: one that waits for the meaning of calledAt goes to its state). A record that
+ * cannot be read is returned in `bad` (the first of the page), and the others go on. `stirred`:
+ * a record of the page is pending or being called, or changed (calls are landing here).
  */
 export function reportRecords(
 	watched: WatchedCampaign,
 	table: CallTable,
 	records: IDataObject[],
 	settings: ReportSettings,
-): { items: IDataObject[]; bad?: InputError } {
+	calledAt: CalledAtReading,
+): { items: IDataObject[]; stirred: boolean; bad?: InputError } {
 	const items: IDataObject[] = [];
 	let bad: InputError | undefined;
+	let stirred = false;
 	for (const record of records) {
 		let call: CallRead;
 		try {
@@ -92,32 +105,50 @@ export function reportRecords(
 		}
 		const { slot, before, again } = table.find(call.phoneNumber, call.signature);
 		if (again) continue;
+		learnMeaning(calledAt.state, watched.campaign.id, call, calledAt.readAt, {
+			before: before?.signature,
+			alone: table.listings(call.phoneNumber) === 1,
+		});
 		// A record of a campaign watched since the baseline read for the first time (in its first
 		// read, or later when pages that shifted hid it then): what it shows ended before watching
 		// began unless its own time says otherwise.
 		const firstRead = !before && watched.since !== undefined;
-		const news =
-			firstRead && call.ended && call.endedAt !== undefined && call.endedAt > watched.since!;
-		const last = before ? before.lastEnded : firstLastEnded(call, firstRead, news);
+		const verdict =
+			firstRead && call.ended ? endedAfter(calledAt.state, call, watched.since!) : 'old';
+		const undecided = verdict === 'undecided';
+		const news = verdict !== 'old';
 		const changed = !before || before.signature !== call.signature;
+		stirred ||= !call.ended || (firstRead ? news : changed);
+		const last = before ? before.lastEnded : firstLastEnded(call, firstRead, news);
 		const due = firstRead ? news : call.ended && (changed || before?.held === true);
 		let held = false;
 		let reported = false;
 		if (due) {
 			const waits = settings.finalOnly && call.status !== 'answered' && !watched.ended;
-			if (waits) held = true;
+			const attempt = {
+				campaignId: watched.campaign.id,
+				phoneNumber: call.phoneNumber,
+				signature: call.signature,
+			};
+			if (waits && undecided) {
+				// Held in the table once the meaning says it ended after watching began.
+				const item = callItem(record, watched.campaign);
+				holdUndecided(calledAt.state, { ...attempt, item, waits: true });
+			} else if (waits) held = true;
 			else {
 				reported = true;
 				if (settings.outcomes.length === 0 || settings.outcomes.includes(call.status)) {
 					const skipped = settings.finalOnly ? undefined : skippedAttempts(call, last);
-					items.push(callItem(record, watched.campaign, skipped));
+					const item = callItem(record, watched.campaign, skipped);
+					if (undecided) holdUndecided(calledAt.state, { ...attempt, item });
+					else items.push(item);
 				}
 			}
 		}
 		// An ended attempt reported, or known before: the last ended. One held, or a record being
 		// called: the last ended stays, so an attempt that ends unseen counts as skipped.
-		const lastEnded = call.ended && (!due || reported) ? attemptsOf(call) : last;
+		const lastEnded = call.ended && (!due || reported || undecided) ? attemptsOf(call) : last;
 		table.set(slot, { signature: call.signature, held, lastEnded });
 	}
-	return { items, ...(bad ? { bad } : {}) };
+	return { items, stirred, ...(bad ? { bad } : {}) };
 }

@@ -261,6 +261,26 @@ export class CallTable {
 		this.setValue(slot, value);
 	}
 
+	/** How many records the table keeps of `phoneNumber` (more than one: listed twice). */
+	listings(phoneNumber: string): number {
+		return [...this.slotsOf(this.keyOf(phoneNumber))].length;
+	}
+
+	/**
+	 * Marks held the record of `phoneNumber` that still shows `signature` (Final Outcome Only: an
+	 * attempt found to have ended after watching began, calledAt.ts). Whether one did.
+	 */
+	holdIfStill(phoneNumber: string, signature: number): boolean {
+		for (const slot of this.slotsOf(this.keyOf(phoneNumber))) {
+			const value = this.valueAt(slot);
+			if ((value & SIGNATURE) !== signature) continue;
+			// Added, not or-ed: the seen bit (2^31) does not fit bit operations.
+			this.setValue(slot, (value & HELD) === 0 ? value + HELD : value);
+			return true;
+		}
+		return false;
+	}
+
 	/** The signatures of the records read in this sweep. */
 	*seenSignatures(): Generator<number> {
 		for (const value of this.values) if (value >= SEEN) yield value & SIGNATURE;

@@ -39,9 +39,19 @@ export interface WatchedCampaign {
 	/**
 	 * Being read for the baseline (what its data held when watching began), which is spread over
 	 * polls by their time: nothing of it is reported, but an attempt that ended at or after `since`
-	 * by the record's own time (callRecords.ts, endedAt), against the API's clock.
+	 * by the record's own time (calledAt.ts), against the API's clock.
 	 */
 	silent?: boolean;
+	/**
+	 * Its last sweep read to the end found every record ended and none changed: nothing is landing
+	 * here (read in turn, with a share kept for such campaigns). Undone when the campaign list shows
+	 * it changed (`listed`).
+	 */
+	quiet?: true;
+	/** The sweep under way met a record pending, being called or changed. */
+	stirred?: true;
+	/** Its status and updatedAt as the campaign list last showed them. */
+	listed?: string;
 	/**
 	 * When watching began (ms) by the API's clock (its Date header; n8n's without one), for a
 	 * campaign watched since the baseline: a record of it read for the first time, in the first
@@ -54,7 +64,7 @@ export const dataPath = (campaignId: string) => path`/voice/campaigns/${campaign
 
 /**
  * Reads a campaign's data from where its sweep stopped, at most `budget` pages and while the
- * poll's time allows, handing each page's records to `onRecords`. Resolves to the requests made,
+ * poll's time allows, handing each page's records to `onRecords` (with the answer's Date, ms). Resolves to the requests made,
  * whether the sweep reached the last page, where the next one goes on, and `timeUp` when the
  * poll's time stopped it (no other read fits in this poll). A campaign gone (404)
  * reads as no records. `readBefore`: whether this poll read a page already (when its time ends
@@ -67,7 +77,7 @@ export async function sweepCampaign(
 	context: IPollFunctions,
 	watched: WatchedCampaign,
 	budget: number,
-	onRecords: (records: IDataObject[]) => void,
+	onRecords: (records: IDataObject[], second?: number) => void,
 	readBefore = false,
 ): Promise<{
 	requests: number;
@@ -79,6 +89,7 @@ export async function sweepCampaign(
 	let requests = 0;
 	let cursor = watched.cursor;
 	const stopped = () => ({ requests, complete: false, cursor });
+	let second: number | undefined;
 	try {
 		for await (const page of listPages.call(context, dataPath(watched.campaign.id), {
 			pageSize: MAX_PAGE_SIZE,
@@ -87,9 +98,13 @@ export async function sweepCampaign(
 			pagesMayShift: true,
 			missingAsUndefined: true,
 			errorContext: { resource: 'Campaign', id: watched.campaign.id },
+			answerDate: (date) => {
+				second = date;
+			},
 		})) {
 			requests++;
-			onRecords(page.items);
+			onRecords(page.items, second);
+			second = undefined;
 			if (page.nextPage === undefined || !page.nextQuery) {
 				return { requests, complete: true, cursor: null };
 			}

