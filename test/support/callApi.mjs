@@ -21,7 +21,7 @@ export const record = (phoneNumber, status, attempts = 1, calledAt = at(attempts
 export const keys = (items) => items.map((i) => `${i.phoneNumber}#${i.attempts}:${i.status}`);
 
 /**
- * A scripted API of campaigns (id → { status, records: () => records }), each data page
+ * A scripted API of campaigns (id → { status, records: () => records, updatedAt? }), each data page
  * `pageSize` records of `records()` as it is when that page is asked for; `beforeData(page, id)`
  * runs first (calls end, records move), and `failAt(n, options)` may throw for the n-th request.
  * Answers carry a Date header of `clock()` (the real clock by default) when n8n asks for the full
@@ -36,6 +36,7 @@ export function campaignsApi(campaigns, { pageSize = 100, beforeData, failAt, cl
 			agentName: 'Lucia',
 			status: c.status,
 			createdAt: at(0),
+			...(c.updatedAt ? { updatedAt: c.updatedAt } : {}),
 		}));
 		if (url.endsWith('/api/v1/voice/campaigns')) {
 			const items = qs.status ? all.filter((c) => c.status === qs.status) : all;

@@ -308,7 +308,7 @@ async function poll(
 		current.campaign = summary(campaign);
 		// The API may move updatedAt as calls land (not stated): a change ends a quiet spell.
 		const listed = `${campaign.status} ${String(campaign.updatedAt ?? '')}`;
-		if (current.listed !== listed) delete current.quiet;
+		if (current.listed !== undefined && current.listed !== listed) delete current.quiet;
 		current.listed = listed;
 		if (!isActive(campaign) && !current.ended) {
 			// Its last reads start now, after it ended: what landed before the end is all there.

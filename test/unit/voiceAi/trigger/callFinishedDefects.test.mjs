@@ -224,4 +224,49 @@ describe('Call Finished: the defects, each once', () => {
 			else process.env.TZ = zone;
 		}
 	});
+
+	it('an API whose calledAt stamps the end: calls that ended just before activation are not reported', async () => {
+		// Activation at 09:00:00 by the API's clock; two 60 s calls ended 10 s and 40 s before it,
+		// stamped with their end, and one call ends during the first read: reported once.
+		const activation = Date.UTC(2026, 0, 5, 9, 0, 0);
+		let now = activation;
+		const ended = (number, end) => ({
+			phoneNumber: number,
+			status: 'answered',
+			attempts: 1,
+			calledAt: new Date(end).toISOString(),
+			durationSeconds: 60,
+		});
+		const rows = [
+			ended('+1', activation - 10_000),
+			ended('+2', activation - 40_000),
+			{ phoneNumber: '+3', status: 'calling', attempts: 1 },
+		];
+		const w = callWatcher(
+			campaignsApi(
+				{ c1: { status: 'in_progress', records: () => rows } },
+				{
+					pageSize: 1,
+					clock: () => now,
+					// The third page is read 30 s later; +3 ended 5 s before.
+					beforeData: (page) => {
+						if (page !== 3) return;
+						now = activation + 30_000;
+						rows[2] = ended('+3', now - 5_000);
+					},
+				},
+			),
+		);
+		const realNow = Date.now;
+		Date.now = () => now;
+		try {
+			assert.deepEqual((await w.poll()).items, []);
+			const next = await w.poll();
+			assert.deepEqual(keys(next.items), ['+3#1:answered']);
+			assert.equal(w.staticData.poll.state.calledAt.meaning, 'end');
+			assert.deepEqual((await w.poll()).items, []);
+		} finally {
+			Date.now = realNow;
+		}
+	});
 });
