@@ -22,6 +22,8 @@ import { MAX_FILE_SIZE_LIMIT_MIB } from '../../nodes/shared/mediaFiles.ts';
 import { ADAPTIVE_RULE } from '../../nodes/shared/pacing.ts';
 import { POLL_BUDGET } from '../../nodes/shared/pollClock.ts';
 import { ENDED_CAMPAIGN_READS } from '../../nodes/VoiceAi/trigger/callFinishedDescription.ts';
+import { QUIET_SHARE } from '../../nodes/VoiceAi/trigger/callReads.ts';
+import { MAX_UNDECIDED, calledAtSettings } from '../../nodes/VoiceAi/trigger/calledAt.ts';
 import { STATE_BITS } from '../../nodes/VoiceAi/trigger/callState.ts';
 import { retrySettings } from '../../nodes/shared/transport.ts';
 import { ALTERNATIVES } from '../../sandbox/alternatives.mjs';
@@ -239,5 +241,15 @@ describe('Call Finished as docs/triggers.md tells it, held to the code', () => {
 		assert.match(part, new RegExp(`at most ${ENDED_CAMPAIGN_READS} reads after the end`));
 		assert.match(part, new RegExp(`still \`calling\` ${ENDED_CAMPAIGN_READS} reads after`));
 		assert.match(part, new RegExp(`its number's exact key and ${STATE_BITS} bits of state`));
+	});
+
+	it('the share kept for quiet campaigns, and the rules that tell what calledAt stamps', () => {
+		const part = section(TRIGGERS_DOC, 'Voice AI Trigger');
+		const text = part.replace(/\s+/g, ' ');
+		assert.equal(QUIET_SHARE, 4, 'the docs say "a quarter"');
+		assert.match(text, /A quarter of the setting \(at least 1\) is kept for the quiet campaigns/);
+		assert.ok(text.includes(`(_Data Requests per Poll_ / ${QUIET_SHARE}) polls`));
+		assert.ok(text.includes(`Times within ${calledAtSettings.clockSlackMs / 1000} s`));
+		assert.ok(text.includes(`(${MAX_UNDECIDED} at most, the oldest dropped)`));
 	});
 });

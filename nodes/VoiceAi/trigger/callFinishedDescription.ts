@@ -65,7 +65,7 @@ export const callFinishedProperties: INodeProperties[] = [
 		type: 'number',
 		default: DEFAULT_DATA_REQUESTS_PER_POLL,
 		typeOptions: { minValue: 1, maxValue: MAX_DATA_REQUESTS_PER_POLL },
-		description: `At most this many reads of campaign data per poll (${MAX_PAGE_SIZE} numbers each); the rest is read at the next polls, and nothing is lost or reported twice`,
+		description: `At most this many reads of campaign data per poll (${MAX_PAGE_SIZE} numbers each), first for the campaigns where calls are landing (a quarter is kept for those where nothing happens, read in turn); the rest is read at the next polls, and nothing is lost or reported twice`,
 		displayOptions: show,
 	},
 ];

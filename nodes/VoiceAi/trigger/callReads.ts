@@ -17,7 +17,7 @@ import type { CampaignWatchState } from './campaigns';
 import { ENDED_CAMPAIGN_READS } from './callFinishedDescription';
 
 /** Of Data Requests per Poll, the quiet campaigns keep this part (1 / QUIET_SHARE) at least. */
-const QUIET_SHARE = 4;
+export const QUIET_SHARE = 4;
 
 export interface CallWatchState {
 	campaigns: CampaignWatchState;
