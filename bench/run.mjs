@@ -18,6 +18,7 @@ import {
 	stateCharsPerNumber,
 } from './callFinishedScale.mjs';
 import { measureCallResults } from './callResults.mjs';
+import { FAIR_SHARE_2518AEC, measureCallFinishedBusy } from './callFinishedBusy.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSlowPolls } from './slowPolls.mjs';
@@ -151,6 +152,18 @@ for (const { numbers, trigger: calls, everyPage } of await measureCallResults())
 		calls.lag.toFixed(2),
 		'<= 3',
 		`at most ${calls.maxLag}; every page each poll: ${everyPage.lag.toFixed(2)}; ${calls.attempts} attempts over ${calls.polls} polls, lost ${calls.lost}, doubled ${calls.doubled} (every page: lost ${everyPage.lost}, doubled ${everyPage.doubled})`,
+	);
+}
+
+for (const busy of await measureCallFinishedBusy()) {
+	const before = FAIR_SHARE_2518AEC[busy.idle];
+	const skipped = (figures) =>
+		figures.skipped ? `, ${figures.skipped} counted as skipped (retried before being read)` : '';
+	add(
+		`Call Finished, a busy workspace (2,000 + 40 numbers calling, ${busy.idle} idle open campaigns): polls until every result of a step is in`,
+		busy.polls.toFixed(2),
+		'<= 2',
+		`at most ${busy.maxPolls} over ${busy.perStep.length} steps; ${busy.requests.toFixed(1)} requests a poll (at most ${busy.maxRequests}); ${busy.attempts} attempts, lost ${busy.lost}, doubled ${busy.doubled}${skipped(busy)}; fair share of 2518aec: ${before.polls.toFixed(2)} polls, max ${before.maxPolls}, ${before.requests.toFixed(1)} requests a poll (at most ${before.maxRequests}), lost ${before.lost}, doubled ${before.doubled}${skipped(before)}`,
 	);
 }
 
