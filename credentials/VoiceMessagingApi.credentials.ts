@@ -69,6 +69,15 @@ export class VoiceMessagingApi implements ICredentialType {
 				'The most requests this credential sends in any minute from one n8n process (the API allows 100 per minute per IP). Processes behind one IP share the limit on their own: a 429 slows the process down and it climbs back toward this ceiling. Lower it only to leave room for other tools on your IP; 0 turns pacing off.',
 		},
 		{
+			displayName: 'Live Trigger Requests per Minute',
+			name: 'liveRequestsPerMinute',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 60,
+			description:
+				'The most requests all Messenger Live Triggers on this credential send in any minute from one n8n process, within Requests per Minute: the rest is left for the replies and other workflows. They read chats in conversation every few seconds and quiet chats in turn within it.',
+		},
+		{
 			// Filled by preAuthentication and stored (encrypted) with the credential, so every
 			// execution reuses one token until the API answers 401; then n8n asks for a new one.
 			displayName: 'Access Token',

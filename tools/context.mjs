@@ -372,6 +372,31 @@ export function createLoadOptionsContext({ credentials, http, node = TEST_NODE }
 	};
 }
 
+/** What the poll and trigger doubles share: mode, static data, parameters, credentials, log, helpers. */
+function triggerBase({ params, http, credentials, staticData, mode, store, warnings }) {
+	return {
+		getMode: () => mode,
+		getWorkflowStaticData: () => staticData,
+		getNodeParameter: (name, fallback) => {
+			if (Object.prototype.hasOwnProperty.call(params, name)) return params[name];
+			if (fallback === undefined) throw new Error(`Could not get parameter "${name}"`);
+			return fallback;
+		},
+		getCredentials: async () => credentials,
+		logger: {
+			debug() {},
+			info() {},
+			warn: (message) => warnings.push(message),
+			error: (message) => warnings.push(message),
+		},
+		helpers: {
+			httpRequestWithAuthentication: http,
+			prepareBinaryData: store.prepareBinaryData,
+			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
+		},
+	};
+}
+
 /**
  * An IPollFunctions double. `staticData` is the node's static data object (kept by the caller
  * between polls, as n8n keeps it); `mode` is 'trigger' for scheduled polls, 'manual' for
@@ -397,26 +422,50 @@ export function createPollContext({
 		getWorkflow: () => ({ id: workflowId, name: 'Test Workflow', active: true }),
 		...(pollBudgetMs === undefined ? {} : { getPollBudgetMs: () => pollBudgetMs }),
 		__emitError: (error) => emittedErrors.push(error),
-		getMode: () => mode,
+		...triggerBase({ params, http, credentials, staticData, mode, store, warnings }),
 		getActivationMode: () => 'activate',
-		getWorkflowStaticData: () => staticData,
-		getNodeParameter: (name, fallback) => {
-			if (Object.prototype.hasOwnProperty.call(params, name)) return params[name];
-			if (fallback === undefined) throw new Error(`Could not get parameter "${name}"`);
-			return fallback;
-		},
-		getCredentials: async () => credentials,
-		logger: {
-			debug() {},
-			info() {},
-			warn: (message) => warnings.push(message),
-			error: (message) => warnings.push(message),
-		},
-		helpers: {
-			httpRequestWithAuthentication: http,
-			prepareBinaryData: store.prepareBinaryData,
-			returnJsonArray: (data) => (Array.isArray(data) ? data : [data]).map((json) => ({ json })),
-		},
 	};
 	return { context, warnings, emittedErrors, staticData };
+}
+
+/**
+ * An ITriggerFunctions double for a long-running trigger. `emitted` collects each emit's items and
+ * the deduplication key given (n8n 2.x), with the static data as it stood at the emit (n8n saves
+ * it then); `failed` the failed executions (`saveFailedExecution`, absent with `n8n1`); `activation`
+ * is getActivationMode's answer. In 'manual' mode, as in n8n, emit is set only after trigger()
+ * returns (`context.emit` replaced by the caller).
+ */
+export function createTriggerContext({
+	params,
+	http,
+	credentials,
+	staticData = {},
+	mode = 'trigger',
+	activation = 'activate',
+	node = TEST_NODE,
+	store = binaryStore(),
+	workflowId = 'workflow-1',
+	n8n1 = false,
+}) {
+	const emitted = [];
+	const failed = [];
+	const warnings = [];
+	const context = {
+		getNode: () => node,
+		getWorkflow: () => ({ id: workflowId, name: 'Test Workflow', active: true }),
+		...triggerBase({ params, http, credentials, staticData, mode, store, warnings }),
+		getActivationMode: () => activation,
+		getTimezone: () => 'UTC',
+		emit: (data, _response, _done, deduplicationKey) =>
+			emitted.push({
+				items: data[0],
+				deduplicationKey,
+				saved: JSON.parse(JSON.stringify(staticData)),
+			}),
+		emitError: (error) => {
+			throw new Error(`emitError deactivates the workflow; not expected here: ${error.message}`);
+		},
+		...(n8n1 ? {} : { saveFailedExecution: (error) => failed.push(error) }),
+	};
+	return { context, emitted, failed, warnings, staticData };
 }

@@ -185,6 +185,8 @@ export function abortableSleepOf(module: object): AbortableSleep {
 	return typeof sleepWithAbort === 'function' ? sleepWithAbort : sleep;
 }
 const sleepUnlessAborted = abortableSleepOf(workflow);
+/** A sleep that `signal` cuts short (it then rejects), on both lines of n8n-workflow. */
+export const abortableSleep: AbortableSleep = sleepUnlessAborted;
 
 /** A caller waiting for a request slot. */
 interface Turn {
@@ -296,6 +298,35 @@ export function settleRequestSlot(
 	});
 	// A server's pause may put waiting turns past their latest start; a grown rate, serve sooner.
 	if (slot.pacer.waiting.length > 0) serveTurns(slot.pacer);
+}
+
+/**
+ * A share of a credential's requests that some callers keep to on top of the credential's own
+ * pacing (the Messenger Live Trigger's budget): its pacer's key and requests per minute. Requests
+ * made through a context that has one wait for a turn in both.
+ */
+export interface RequestBudget {
+	key: string;
+	perMinute: number;
+}
+
+const budgets = new WeakMap<object, RequestBudget>();
+
+/** Requests made through `context` keep to `budget` too (see apiRequest). */
+export function keepToBudget(context: object, budget: RequestBudget): void {
+	budgets.set(context, budget);
+}
+
+/** The budget a context's requests keep to, if any. */
+export function requestBudgetOf(context: object): RequestBudget | undefined {
+	return budgets.get(context);
+}
+
+/** Milliseconds until a request within `budget` may go (0: now), without taking a turn. */
+export function budgetDelayMs(budget: RequestBudget): number {
+	const pacer = pacers.get(budget.key);
+	if (!pacer) return 0;
+	return Math.max(0, sendDelay(pacer, Date.now()));
 }
 
 /** Forgets every pacer, giving up the turns still waiting (tests). */

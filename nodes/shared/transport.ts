@@ -6,6 +6,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IPollFunctions,
+	ITriggerFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
@@ -13,7 +14,7 @@ import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
 import { describeFailure, requestFailedError } from './errors';
 import { MultipartBody } from './multipart';
-import { settleRequestSlot, waitForRequestSlot } from './pacing';
+import { requestBudgetOf, settleRequestSlot, waitForRequestSlot } from './pacing';
 import type { PollClock } from './pollClock';
 import { pollClockOf } from './pollClock';
 import { retryAfterMs } from './rateLimitHints';
@@ -161,14 +162,24 @@ export function path(strings: TemplateStringsArray, ...ids: string[]): string {
 /** Requests per minute a credential may send when it does not say (the API's own limit). */
 export const DEFAULT_REQUESTS_PER_MINUTE = 100;
 
-/** The credential's base URL, and its pacing key and budget (one budget per base URL and client). */
-export async function credentialSettings(
-	context: RequestContext,
-): Promise<{ baseUrl: string; pacingKey: string; perMinute: number }> {
+/** What the Messenger Live Triggers on one credential may send a minute when it does not say. */
+export const DEFAULT_LIVE_REQUESTS_PER_MINUTE = 60;
+
+/**
+ * The credential's base URL, its pacing key and budget (one budget per base URL and client), and
+ * the share of it the live triggers keep to.
+ */
+export async function credentialSettings(context: RequestContext | ITriggerFunctions): Promise<{
+	baseUrl: string;
+	pacingKey: string;
+	perMinute: number;
+	livePerMinute: number;
+}> {
 	const credentials = await context.getCredentials<{
 		baseUrl?: string;
 		clientId?: string;
 		requestsPerMinute?: number | string;
+		liveRequestsPerMinute?: number | string;
 	}>(CREDENTIAL_TYPE);
 	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
 	const configured = credentials.requestsPerMinute;
@@ -176,7 +187,13 @@ export async function credentialSettings(
 		configured === undefined || configured === null || configured === ''
 			? DEFAULT_REQUESTS_PER_MINUTE
 			: Number(configured);
-	return { baseUrl, pacingKey: `${baseUrl}|${String(credentials.clientId ?? '')}`, perMinute };
+	const live = Number(credentials.liveRequestsPerMinute);
+	return {
+		baseUrl,
+		pacingKey: `${baseUrl}|${String(credentials.clientId ?? '')}`,
+		perMinute,
+		livePerMinute: Number.isFinite(live) && live > 0 ? live : DEFAULT_LIVE_REQUESTS_PER_MINUTE,
+	};
 }
 
 /**
@@ -206,16 +223,25 @@ export async function apiRequest(
 	if (options.body instanceof MultipartBody) request.disableFollowRedirect = true;
 
 	const clock = pollClockOf(this);
+	const budget = requestBudgetOf(this);
 	const where = { method, path, baseUrl };
 	for (let attempt = 1; ; attempt++) {
-		const slot = await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart());
-		if (slot === null) throw clock?.turnTimeUp(where) ?? new Error('No request slot');
+		// A caller with a budget of its own (the live triggers) waits for a turn in it, then in the credential's.
+		const share =
+			budget && (await waitForRequestSlot(budget.key, budget.perMinute, clock?.latestStart()));
+		const slot =
+			share === null ? null : await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart());
+		if (slot === null) {
+			settleRequestSlot(share);
+			throw clock?.turnTimeUp(where) ?? new Error('No request slot');
+		}
 		const limits = attemptLimits(clock);
 		const { answer, failure } = await timedAttempt(
 			clock,
 			limits,
 			async () => await sendOnce(this, { ...request, ...limits }, options.answerDate),
 		);
+		settleRequestSlot(share, failure);
 		settleRequestSlot(slot, failure);
 		if (!failure) return answer;
 		if (clock && failure.timedOutMs !== undefined) throw clock.answerTimeUp(where);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
 import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
+import { MessengerLiveTrigger } from '../../nodes/Messenger/MessengerLiveTrigger.node.ts';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { readRepoFile } from '../support/unit.mjs';
@@ -145,6 +146,7 @@ describe("n8n's in-app documentation links", () => {
 		voiceAiTrigger: new VoiceAiTrigger(),
 		messenger: new Messenger(),
 		messengerTrigger: new MessengerTrigger(),
+		messengerLiveTrigger: new MessengerLiveTrigger(),
 	};
 
 	/** The repository file and anchor a documentation URL points at. */
@@ -201,6 +203,8 @@ describe("n8n's in-app documentation links", () => {
 			messenger: '#messenger-node',
 			voiceAiTrigger: '#voice-ai-trigger',
 			messengerTrigger: '#messenger-trigger',
+			// The Messenger Trigger's section says which of the two to pick.
+			messengerLiveTrigger: '#messenger-trigger',
 		};
 		for (const built of manifest.n8n.nodes) {
 			const source = built.replace(/^dist\//, '').replace(/\.js$/, '.json');

@@ -67,7 +67,7 @@ function chatGone(entry: WatchEntry, chatId: string): InputError {
 }
 
 /** A watched entry that could not be read for a reason of its own (403, an answer the trigger cannot read), named. */
-function chatUnreadable(context: IPollFunctions, entry: WatchEntry, error: unknown) {
+export function chatUnreadable(context: IPollFunctions, entry: WatchEntry, error: unknown) {
 	return unreadable(
 		context,
 		entry.phone ? `The chat of ${entry.phone}` : `The watched chat "${entry.chatId}"`,
@@ -256,7 +256,7 @@ export async function pollMessages(
 }
 
 /** A message's current media link, read again (a signed link that expired gets a new one). */
-async function freshLink(
+export async function freshLink(
 	context: IPollFunctions,
 	messageId: string,
 ): Promise<MediaLink | undefined> {

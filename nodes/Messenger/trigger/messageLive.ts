@@ -1,0 +1,416 @@
+import type {
+	IDataObject,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	IPollFunctions,
+	ITriggerFunctions,
+	ITriggerResponse,
+	NodeApiError,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { RequestBudget } from '../../shared/pacing';
+import { abortableSleep, budgetDelayMs, keepToBudget } from '../../shared/pacing';
+import { activatedByPerson, failsThePoll, pollError, triggerSetting } from '../../shared/poll';
+import { PollClock, withPollClock } from '../../shared/pollClock';
+import type { OutputItems } from '../../shared/router';
+import { credentialSettings } from '../../shared/transport';
+import { ChatSchedule, quietGapMs } from './liveSchedule';
+import type { DeliverySettings, HeldChat } from './messageDelivery';
+import { deliveredItems, deliverySettings, releaseHeld } from './messageDelivery';
+import type { MessageWatchState } from './messageReceived';
+import { advanceEntry, chatUnreadable, freshLink, pollMessages } from './messageReceived';
+import { messageSample } from './messageSample';
+import type { MessageFilter, WatchEntry } from './messageSettings';
+import { messageFilter, receivedMessage, wanted, watchEntries } from './messageSettings';
+
+/** The live loop's times (docs/messenger.md states them; tests shorten them). */
+export const LIVE_LOOP = {
+	/** The time the reads at activation may take (new chats' baselines); past it, the loop reads the rest. */
+	activationBudgetMs: 40_000,
+	/** The time one read of a chat (its history, a phone's chat, its files) may take. */
+	readBudgetMs: 20_000,
+	/** After a failure that every read would meet (429s, 5xx, the network), no read for this long, doubling. */
+	backoffMs: { min: 2_000, max: 60_000 },
+	/** One thing's failure is reported as a failed execution at most this often; in between, logged. */
+	reportEveryMs: 60_000,
+	/** The longest nap: the loop looks at the time again at least this often. */
+	maxNapMs: 5_000,
+	/** Message IDs remembered as handed over, so that a chat listed twice (ID and phone) reports each once. */
+	recentIds: 1_000,
+};
+
+/** What the trigger keeps in the node's static data (the key changes when the shape does). */
+const STATE_KEY = 'messageReceived';
+
+interface StoredState {
+	key: string;
+	state: MessageWatchState;
+}
+
+/** The trigger was deactivated or n8n is stopping: no request goes out any more. */
+class LiveStopped extends Error {
+	override name = 'LiveStopped';
+}
+
+/**
+ * The trigger's context seen as a poll's, so that Message Received's reading code (cursor,
+ * delivery, chat of a phone) serves the live loop unchanged. It sends nothing once the trigger
+ * is stopped, and its requests keep to the live triggers' budget once one is set.
+ */
+function readerOf(context: ITriggerFunctions, live: { stopped: boolean }): IPollFunctions {
+	const helpers = {
+		...context.helpers,
+		async httpRequestWithAuthentication(
+			this: ITriggerFunctions,
+			type: string,
+			options: IHttpRequestOptions,
+		): Promise<unknown> {
+			if (live.stopped) throw new LiveStopped('The trigger was stopped');
+			return await context.helpers.httpRequestWithAuthentication.call(this, type, options);
+		},
+	};
+	const reader = {
+		getNode: () => context.getNode(),
+		getWorkflow: () => context.getWorkflow(),
+		getMode: () => context.getMode(),
+		getActivationMode: () => context.getActivationMode(),
+		getWorkflowStaticData: (type: string) => context.getWorkflowStaticData(type),
+		getNodeParameter: (name: string, fallback?: unknown) =>
+			context.getNodeParameter(name, fallback),
+		getCredentials: async (type: string) => await context.getCredentials(type),
+		getTimezone: () => context.getTimezone(),
+		logger: context.logger,
+		helpers,
+	};
+	return reader as unknown as IPollFunctions;
+}
+
+/** A key for n8n 2.x to start one execution per hand-over (a repeat after a crash is skipped). */
+function deduplicationKey(context: ITriggerFunctions, ids: string[]): string {
+	const node = context.getNode();
+	const span = ids.length > 3 ? [ids[0], ids[ids.length - 1], String(ids.length)] : ids;
+	return `messengerLive:${String(context.getWorkflow().id ?? '')}:${node.id ?? node.name}:${span.join(',')}`;
+}
+
+/** The message IDs of output items (one per message, or a chat's group). */
+function messageIdsOf(items: INodeExecutionData[]): string[] {
+	return items.flatMap(({ json }) =>
+		Array.isArray(json.messageIds) ? json.messageIds.map(String) : [String(json.messageId)],
+	);
+}
+
+/** When the first held chat's pause ends (Infinity: none held). */
+function releaseAt(held: Record<string, HeldChat> | undefined, pauseSeconds: number): number {
+	let at = Infinity;
+	for (const chat of Object.values(held ?? {})) {
+		at = Math.min(at, Date.parse(chat.lastFoundAt) + pauseSeconds * 1000);
+	}
+	return at;
+}
+
+/** The settings a live trigger runs with, checked before any request. */
+interface LiveSettings {
+	entries: WatchEntry[];
+	filter: MessageFilter;
+	delivery: DeliverySettings;
+}
+
+/**
+ * The chats of the state (those still listed) with a baseline for each listed chat new to it,
+ * read at activation so that n8n saves them with it: a baseline taken later would be saved only
+ * with the next execution, and a restart before it would take another and lose what came between.
+ */
+async function startingState(
+	reader: IPollFunctions,
+	settings: LiveSettings,
+	stored: MessageWatchState | undefined,
+): Promise<{ state: MessageWatchState; failures: unknown[] }> {
+	const chats: MessageWatchState['chats'] = {};
+	for (const entry of settings.entries) {
+		const watch = stored?.chats[entry.key];
+		if (watch) chats[entry.key] = watch;
+	}
+	const fresh = settings.entries.filter((entry) => !chats[entry.key]);
+	const kept = { ...(stored?.held ? { held: stored.held } : {}) };
+	const pending = stored?.pending?.length ? { pending: stored.pending } : {};
+	if (!fresh.length) return { state: { chats, ...kept, ...pending }, failures: [] };
+	const person = activatedByPerson(reader);
+	const first = await withPollClock(
+		reader,
+		new PollClock(LIVE_LOOP.activationBudgetMs),
+		async () =>
+			await pollMessages(reader, fresh, { chats: {} }, settings.filter, { isolate: !person }),
+	);
+	if (person && first.failures.length) throw first.failures[0];
+	return {
+		state: { chats: { ...chats, ...first.state.chats }, ...kept, ...pending },
+		failures: first.failures,
+	};
+}
+
+/**
+ * The Message Received loop of the Messenger Live Trigger: reads the watched chats one at a time,
+ * the one due earliest first (liveSchedule.ts), within the live triggers' budget, and hands each
+ * chat's new messages over as soon as they are read. The state moves only together with the emit
+ * that reports it (n8n saves a trigger's static data when it emits), so a restart repeats or loses
+ * nothing; a failed read changes nothing and is read again after a pause.
+ */
+class LiveLoop {
+	private readonly stopping = new AbortController();
+	private readonly byKey: Map<string, WatchEntry>;
+	private readonly schedule: ChatSchedule;
+	private readonly reported = new Map<string, number>();
+	private readonly recent = new Set<string>();
+	private holdUntil = 0;
+	private backoffMs = 0;
+
+	constructor(
+		private readonly context: ITriggerFunctions,
+		private readonly reader: IPollFunctions,
+		private readonly settings: LiveSettings,
+		private readonly budget: RequestBudget,
+		private state: MessageWatchState,
+		private readonly live: { stopped: boolean },
+	) {
+		this.byKey = new Map(settings.entries.map((entry) => [entry.key, entry]));
+		this.schedule = new ChatSchedule(
+			settings.entries.map((entry) => entry.key),
+			Date.now(),
+			quietGapMs(settings.entries.length, budget.perMinute),
+		);
+	}
+
+	/** Runs until stopped; never throws. */
+	async run(): Promise<void> {
+		while (!this.live.stopped) {
+			try {
+				await this.step();
+			} catch (error) {
+				if (this.live.stopped || error instanceof LiveStopped) return;
+				this.failed(error);
+			}
+		}
+	}
+
+	/** Stops the loop: no request, emit or timer after the read under way (if any) ends. */
+	stop(): void {
+		this.live.stopped = true;
+		this.stopping.abort();
+	}
+
+	/** One step: files left over, else a chat whose pause ended, else the chat due, else a nap. */
+	private async step(): Promise<void> {
+		const now = Date.now();
+		if (now < this.holdUntil) return await this.nap(this.holdUntil - now);
+		const { pauseSeconds } = this.settings.delivery;
+		if (this.state.pending?.length) {
+			return await this.handOver(this.state.pending, { ...this.state, pending: [] }, true);
+		}
+		const release = releaseAt(this.state.held, pauseSeconds);
+		if (release <= now) {
+			const { released, held } = releaseHeld([], this.state.held ?? {}, pauseSeconds, now);
+			return await this.handOver(released, { ...this.state, held });
+		}
+		const next = this.schedule.next();
+		const due = Math.max(next?.at ?? Infinity, now + budgetDelayMs(this.budget));
+		const wait = Math.min(release, due) - now;
+		if (wait > 0) return await this.nap(wait);
+		if (next) await this.readChat(next.key);
+	}
+
+	private async nap(ms: number): Promise<void> {
+		const span = Math.min(Math.max(1, Math.ceil(ms)), LIVE_LOOP.maxNapMs);
+		await abortableSleep(span, this.stopping.signal).catch(() => undefined);
+	}
+
+	/** Reads one chat within its time; its new messages are handed over (or held) at once. */
+	private async readChat(key: string): Promise<void> {
+		const entry = this.byKey.get(key) as WatchEntry;
+		const { filter, delivery } = this.settings;
+		await withPollClock(this.reader, new PollClock(LIVE_LOOP.readBudgetMs), async () => {
+			let result: Awaited<ReturnType<typeof advanceEntry>> | undefined;
+			let failed: unknown;
+			try {
+				result = await advanceEntry(
+					this.reader,
+					entry,
+					this.state.chats[key],
+					new Date().toISOString(),
+					filter,
+				);
+			} catch (error) {
+				failed = error;
+			}
+			if (!result) {
+				// The API's or the network's failure stops the loop for a while; the chat's own names it.
+				if (this.live.stopped || failsThePoll(failed)) throw failed;
+				this.report(key, chatUnreadable(this.reader, entry, failed));
+				this.schedule.read(key, false, Date.now());
+				return;
+			}
+			const now = Date.now();
+			this.schedule.read(key, result.fresh.length > 0, now);
+			if (result.gone) this.report(key, pollError(this.reader, result.gone));
+			const items = result.fresh
+				.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
+				.map((message) => receivedMessage(message, entry.phone));
+			const { released, held } = releaseHeld(
+				items,
+				this.state.held ?? {},
+				delivery.pauseSeconds,
+				now,
+			);
+			const chats = { ...this.state.chats, [key]: result.watch };
+			await this.handOver(released, { ...this.state, chats, held });
+		});
+		this.backoffMs = 0;
+	}
+
+	/**
+	 * Delivers released messages (their files with Download Media) and moves the state to `next`
+	 * with the emit that reports them; files that did not fit in the time wait in `pending`.
+	 */
+	private async handOver(
+		released: IDataObject[][],
+		next: MessageWatchState,
+		mustDeliverFirst = false,
+	): Promise<void> {
+		const delivered = await withPollClock(
+			this.reader,
+			new PollClock(LIVE_LOOP.readBudgetMs),
+			async () =>
+				await deliveredItems(this.reader, released, this.settings.delivery, {
+					freshLink: async (messageId) => await freshLink(this.reader, messageId),
+					mustDeliverFirst,
+					fetchFailsPoll: true,
+				}),
+		);
+		const state: MessageWatchState = { chats: next.chats };
+		if (next.held && Object.keys(next.held).length) state.held = next.held;
+		if (delivered.undelivered.length) state.pending = delivered.undelivered;
+		this.commit(state, delivered.output);
+	}
+
+	/** The state and the emit that reports it, together: nothing of either once stopped. */
+	private commit(state: MessageWatchState, output: OutputItems): void {
+		if (this.live.stopped) throw new LiveStopped('The trigger was stopped');
+		this.state = state;
+		this.context.getWorkflowStaticData('node').live = {
+			key: STATE_KEY,
+			state,
+		} as unknown as IDataObject;
+		if (!output.items.length) return;
+		const ids = messageIdsOf(output.items);
+		for (const id of ids) this.remember(id);
+		this.context.emit([output.items], undefined, undefined, deduplicationKey(this.context, ids));
+	}
+
+	private remember(id: string): void {
+		this.recent.delete(id);
+		this.recent.add(id);
+		if (this.recent.size > LIVE_LOOP.recentIds) {
+			this.recent.delete(this.recent.values().next().value as string);
+		}
+	}
+
+	/** A failure every read would meet: no read for a while (doubling), reported with its cause. */
+	private failed(error: unknown): void {
+		this.backoffMs = Math.min(
+			LIVE_LOOP.backoffMs.max,
+			Math.max(LIVE_LOOP.backoffMs.min, this.backoffMs * 2),
+		);
+		this.holdUntil = Date.now() + this.backoffMs;
+		this.report('', pollError(this.reader, error));
+	}
+
+	/**
+	 * A failed execution with the cause (n8n 2.x's saveFailedExecution; the workflow stays
+	 * active), at most once per `reportEveryMs` for one thing; n8n 1.x has no such call: logged.
+	 */
+	report(key: string, error: NodeApiError | NodeOperationError): void {
+		const now = Date.now();
+		const last = this.reported.get(key) ?? -Infinity;
+		const logged = `${this.context.getNode().name}: ${error.message}`;
+		if (now - last < LIVE_LOOP.reportEveryMs) return this.context.logger.warn(logged);
+		this.reported.set(key, now);
+		if (typeof this.context.saveFailedExecution === 'function') {
+			this.context.saveFailedExecution(error);
+		} else {
+			this.context.logger.error(logged);
+		}
+	}
+}
+
+/** The state stored for this trigger, if it is of this shape. */
+function storedState(context: ITriggerFunctions): MessageWatchState | undefined {
+	const stored = context.getWorkflowStaticData('node').live as StoredState | undefined;
+	return stored && stored.key === STATE_KEY ? stored.state : undefined;
+}
+
+/** Fetch Test Event: the latest wanted message of the watched chats; nothing moves. */
+async function emitSample(
+	context: ITriggerFunctions,
+	reader: IPollFunctions,
+	settings: LiveSettings,
+): Promise<void> {
+	const sample = await messageSample(
+		reader,
+		settings.entries,
+		storedState(context),
+		settings.filter,
+	);
+	const { output } = await deliveredItems(reader, sample.length ? [sample] : [], settings.delivery);
+	if (!output.items.length) {
+		throw new NodeOperationError(context.getNode(), 'No message in the watched chats yet', {
+			description: 'Write to one of the watched chats and fetch the test event again.',
+		});
+	}
+	context.emit([output.items]);
+}
+
+/**
+ * Starts Message Received as a long-running trigger (n8n runs `trigger()` on the instance that
+ * leads and awaits `closeFunction` at deactivation, update and shutdown).
+ */
+export async function startMessageLive(context: ITriggerFunctions): Promise<ITriggerResponse> {
+	const live = { stopped: false };
+	const reader = readerOf(context, live);
+	const settings: LiveSettings = {
+		entries: triggerSetting(reader, () => watchEntries(context.getNodeParameter('chats', ''))),
+		filter: triggerSetting(reader, () => messageFilter(reader)),
+		delivery: triggerSetting(reader, () => deliverySettings(reader)),
+	};
+	if (context.getMode() === 'manual') {
+		// n8n hands the test its emit after trigger() returns: emit only from here.
+		return { manualTriggerFunction: async () => await emitSample(context, reader, settings) };
+	}
+	const credential = await credentialSettings(context);
+	const perMinute =
+		credential.perMinute > 0
+			? Math.min(credential.livePerMinute, credential.perMinute)
+			: credential.livePerMinute;
+	const budget = { key: `live|${credential.pacingKey}`, perMinute };
+	keepToBudget(reader, budget);
+	let start: Awaited<ReturnType<typeof startingState>>;
+	try {
+		start = await startingState(reader, settings, storedState(context));
+	} catch (error) {
+		throw pollError(reader, error);
+	}
+	// Saved by n8n at the end of the activation.
+	context.getWorkflowStaticData('node').live = {
+		key: STATE_KEY,
+		state: start.state,
+	} as unknown as IDataObject;
+	const loop = new LiveLoop(context, reader, settings, budget, start.state, live);
+	// n8n started or changed its leader: the chats that could not be read are named, the rest run.
+	for (const failure of start.failures) loop.report('', pollError(reader, failure));
+	const running = loop.run();
+	return {
+		closeFunction: async () => {
+			loop.stop();
+			await running;
+		},
+	};
+}

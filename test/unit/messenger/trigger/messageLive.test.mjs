@@ -1,0 +1,253 @@
+// Messenger Live Trigger: Message Received as a long-running trigger, driven as n8n drives one
+// (trigger() at activation, emit with the static data saved then, closeFunction at deactivation),
+// against the in-memory chat API, with the schedule's times shortened.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+
+import { MessengerLiveTrigger } from '../../../../nodes/Messenger/MessengerLiveTrigger.node.ts';
+import { LIVE_SCHEDULE } from '../../../../nodes/Messenger/trigger/liveSchedule.ts';
+import { LIVE_LOOP } from '../../../../nodes/Messenger/trigger/messageLive.ts';
+import { pacingSettings, resetPacing } from '../../../../nodes/shared/pacing.ts';
+import { retrySettings } from '../../../../nodes/shared/transport.ts';
+import { createTriggerContext, httpError } from '../../../../tools/context.mjs';
+import { fakeApi, message } from './chatApi.mjs';
+
+const saved = {
+	schedule: structuredClone(LIVE_SCHEDULE),
+	loop: structuredClone(LIVE_LOOP),
+	windowMs: pacingSettings.windowMs,
+	retry: { ...retrySettings },
+};
+/** The triggers a test activated: each is deactivated after it, whatever the test did. */
+const active = [];
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const UNPACED = { baseUrl: 'https://api.example.com', requestsPerMinute: 0 };
+const PARAMS = { event: 'messageReceived', direction: 'inbound', messageTypes: [] };
+
+/** Waits until `check()` holds (the loop runs on real, shortened time). */
+async function until(check, ms = 3000) {
+	const end = Date.now() + ms;
+	while (!check()) {
+		if (Date.now() > end) throw new Error('timed out waiting');
+		await pause(5);
+	}
+}
+
+/** Activates the trigger as n8n does: `stop()` is n8n's deactivation. */
+async function activate(api, params, options = {}) {
+	const double = createTriggerContext({
+		params: { ...PARAMS, ...params },
+		http: api.http,
+		credentials: UNPACED,
+		...options,
+	});
+	const response = await new MessengerLiveTrigger().trigger.call(double.context);
+	if (response.closeFunction) active.push(response);
+	const ids = () => double.emitted.flatMap((emit) => emit.items.map((item) => item.json.messageId));
+	return { ...double, response, ids, stop: async () => await response.closeFunction() };
+}
+
+beforeEach(() => {
+	// The default budget (60 a minute) in a window of a second: the loop is not held back by it.
+	pacingSettings.windowMs = 1000;
+	Object.assign(retrySettings, { baseDelayMs: 5, maxDelayMs: 20, retryAfterJitterMs: 5 });
+	Object.assign(LIVE_SCHEDULE, {
+		activeGapMs: 10,
+		activeForMs: 1000,
+		quietGapMs: { min: 30, max: 60 },
+	});
+	Object.assign(LIVE_LOOP, {
+		backoffMs: { min: 40, max: 80 },
+		reportEveryMs: 10_000,
+		maxNapMs: 20,
+	});
+});
+
+afterEach(async () => {
+	for (const response of active.splice(0)) await response.closeFunction();
+	Object.assign(retrySettings, saved.retry);
+	Object.assign(LIVE_SCHEDULE, structuredClone(saved.schedule));
+	Object.assign(LIVE_LOOP, structuredClone(saved.loop));
+	pacingSettings.windowMs = saved.windowMs;
+	resetPacing();
+});
+
+describe('Messenger Live Trigger', () => {
+	it('records a baseline at activation and hands each new message over once, the cursor saved with its emit', async () => {
+		const api = fakeApi();
+		const [old] = api.add('cht_a', message('cht_a', 1));
+		api.add('cht_b', message('cht_b', 1));
+		const t = await activate(api, { chats: 'cht_a, cht_b' });
+		assert.deepEqual(t.staticData.live.state.chats.cht_a.ids, [old.id]);
+		const [first] = api.add('cht_a', message('cht_a', 5));
+		await until(() => t.emitted.length === 1);
+		const [second, third] = api.add('cht_b', message('cht_b', 6), message('cht_b', 7));
+		await until(() => t.emitted.length === 2);
+		await pause(100);
+		await t.stop();
+		assert.deepEqual(t.ids(), [first.id, second.id, third.id]);
+		// n8n saves the static data when emit is called: the cursor had passed what it reports.
+		assert.deepEqual(t.emitted[0].saved.live.state.chats.cht_a.ids, [first.id]);
+		assert.deepEqual(t.emitted[1].saved.live.state.chats.cht_b.ids, [third.id]);
+		assert.match(t.emitted[1].deduplicationKey, new RegExp(`${second.id},${third.id}$`));
+	});
+
+	it('after closeFunction resolves: no request, no emit, no timer', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		const t = await activate(api, { chats: 'cht_a' });
+		await until(() => api.historyCalls('cht_a') >= 3);
+		await t.stop();
+		const calls = api.calls.length;
+		api.add('cht_a', message('cht_a', 9));
+		await pause(150);
+		assert.equal(api.calls.length, calls);
+		assert.equal(t.emitted.length, 0);
+	});
+
+	it('a restart (deactivate, activate with the saved state) repeats nothing and loses nothing', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		const staticData = {};
+		const first = await activate(api, { chats: 'cht_a' }, { staticData });
+		const [before] = api.add('cht_a', message('cht_a', 2));
+		await until(() => first.emitted.length === 1);
+		await first.stop();
+		const [meanwhile] = api.add('cht_a', message('cht_a', 3));
+		const again = await activate(api, { chats: 'cht_a' }, { staticData, activation: 'init' });
+		await until(() => again.emitted.length === 1);
+		await pause(80);
+		await again.stop();
+		assert.deepEqual(first.ids(), [before.id]);
+		assert.deepEqual(again.ids(), [meanwhile.id]);
+	});
+
+	it('a burst of 429s holds the reads back, fails one execution with its cause and loses nothing', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		const t = await activate(api, { chats: 'cht_a' });
+		let refused = 0;
+		const serve = api.http;
+		api.limit = true;
+		const limited = async (type, options) => {
+			if (api.limit) {
+				refused++;
+				throw httpError(429, { message: 'Too Many Requests' }, { 'retry-after': '0' });
+			}
+			return await serve(type, options);
+		};
+		// The double's request helper is the API's: swap it for the limited one.
+		t.context.helpers.httpRequestWithAuthentication = limited;
+		const [written] = api.add('cht_a', message('cht_a', 4));
+		// Each 429 also cuts the budget's rate (pacing.ts): the reads come ever more slowly.
+		await until(() => refused >= 6, 6000);
+		api.limit = false;
+		await until(() => t.emitted.length === 1, 6000);
+		await pause(60);
+		await t.stop();
+		assert.deepEqual(t.ids(), [written.id]);
+		assert.equal(t.failed.length, 1);
+		assert.equal(t.failed[0].failure?.cause, 'rate-limited');
+	});
+
+	it('a chat in conversation is read more often than a quiet one', async () => {
+		const api = fakeApi();
+		api.add('cht_busy', message('cht_busy', 1));
+		api.add('cht_quiet', message('cht_quiet', 1));
+		const t = await activate(api, { chats: 'cht_busy, cht_quiet' });
+		api.add('cht_busy', message('cht_busy', 2));
+		await until(() => t.emitted.length === 1);
+		const busy = api.historyCalls('cht_busy');
+		const quiet = api.historyCalls('cht_quiet');
+		await pause(300);
+		await t.stop();
+		assert.ok(
+			api.historyCalls('cht_busy') - busy > 3 * (api.historyCalls('cht_quiet') - quiet),
+			`busy ${api.historyCalls('cht_busy') - busy}, quiet ${api.historyCalls('cht_quiet') - quiet}`,
+		);
+	});
+
+	it('keeps to the credential’s Live Trigger Requests per Minute, shared by every live trigger on it', async () => {
+		pacingSettings.windowMs = 400;
+		const api = fakeApi();
+		for (const chat of ['cht_a', 'cht_b', 'cht_c']) api.add(chat, message(chat, 1));
+		const sent = [];
+		const serve = api.http;
+		const timed = async (type, options) => {
+			sent.push(Date.now());
+			return await serve(type, options);
+		};
+		const credentials = {
+			baseUrl: 'https://api.example.com',
+			requestsPerMinute: 100,
+			liveRequestsPerMinute: 4,
+		};
+		const one = await activate({ ...api, http: timed }, { chats: 'cht_a, cht_b' }, { credentials });
+		const two = await activate({ ...api, http: timed }, { chats: 'cht_c' }, { credentials });
+		const from = sent.length;
+		await pause(1400);
+		await one.stop();
+		await two.stop();
+		const loop = sent.slice(from);
+		assert.ok(loop.length >= 8, `only ${loop.length} reads`);
+		for (const [index, at] of loop.entries()) {
+			const inWindow = loop.filter((other) => other > at - 400 && other <= at).length;
+			assert.ok(inWindow <= 4, `${inWindow} requests in one window at read ${index}`);
+		}
+	});
+
+	it('Fetch Test Event emits the latest message and moves nothing', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		const [latest] = api.add('cht_b', message('cht_b', 3));
+		const staticData = {};
+		const double = createTriggerContext({
+			params: { ...PARAMS, chats: 'cht_a, cht_b' },
+			http: api.http,
+			credentials: UNPACED,
+			staticData,
+			mode: 'manual',
+		});
+		const response = await new MessengerLiveTrigger().trigger.call(double.context);
+		assert.equal(api.calls.length, 0, 'trigger() itself reads nothing in manual mode');
+		const got = [];
+		double.context.emit = (data) => got.push(data);
+		await response.manualTriggerFunction();
+		assert.equal(got[0][0][0].json.messageId, latest.id);
+		assert.deepEqual(staticData, {});
+		assert.equal(response.closeFunction, undefined);
+	});
+
+	it('refuses bad settings before any request, naming the field', async () => {
+		const api = fakeApi();
+		await assert.rejects(activate(api, { chats: '' }), {
+			name: 'NodeOperationError',
+			message: /Chats/,
+		});
+		await assert.rejects(
+			activate(api, { chats: 'cht_a', options: { waitForPause: -1 } }),
+			/Wait for a Pause/,
+		);
+		assert.equal(api.calls.length, 0);
+	});
+
+	it('Wait for a Pause holds a chat’s messages and hands them over together once it is quiet', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		const t = await activate(api, {
+			chats: 'cht_a',
+			options: { groupByChat: true, waitForPause: 0.2 },
+		});
+		const written = [
+			...api.add('cht_a', message('cht_a', 2)),
+			...api.add('cht_a', message('cht_a', 3)),
+		];
+		await until(() => t.emitted.length === 1);
+		await t.stop();
+		assert.deepEqual(
+			t.emitted[0].items[0].json.messageIds,
+			written.map((m) => m.id),
+		);
+		assert.equal(t.emitted[0].saved.live.state.held, undefined);
+	});
+});
