@@ -18,6 +18,7 @@
  *   mediaHeaders: 'full' | 'bare',
  *   callRecordShape: 'decisions' | 'snake' | 'minimal' | 'unknown',
  *   callDataOrder: 'upload' | 'last-change',
+ *   calledAtStamps: 'start' | 'end',
  *   callDataPaging: 'pages' | 'all',
  * }} Alternatives
  */
@@ -105,6 +106,11 @@ export const ALTERNATIVES = Object.freeze({
 		'call-data-order',
 		['upload', 'last-change'],
 		'campaign data in the order the numbers were uploaded, or the last changed first (pages shift while they are read); sort is ignored either way',
+	),
+	calledAtStamps: choice(
+		'called-at-stamps',
+		['start', 'end'],
+		"what a campaign data record's calledAt stamps: the call's start (calledAt + durationSeconds is its end), or its end (while the number is called, the end of the attempt before, null on the first)",
 	),
 	callDataPaging: choice(
 		'call-data-paging',

@@ -30,11 +30,21 @@ import { insert, nowIso } from './records.mjs';
  *   clockMs: number,
  *   changes: number,
  *   changedAt: number[],
+ *   previousEnd: WeakMap<CampaignDataRecord, string>,
  * }} CallRun
  */
 
 /** Steps a number waits between a no_answer or busy and its retry (by default). */
 export const RETRY_DELAY_STEPS = 2;
+
+/** Statuses of an attempt that ended. */
+const ENDED = ['answered', 'no_answer', 'busy', 'failed'];
+
+/** When an ended record's attempt ended (its calledAt is the start), as ISO text. @param {CampaignDataRecord} record */
+const endOf = (record) =>
+	new Date(
+		Date.parse(/** @type {string} */ (record.calledAt)) + record.durationSeconds * 1000,
+	).toISOString();
 
 /**
  * A new campaign, pending, newer than every other one (list pages rely on that order).
@@ -115,6 +125,7 @@ export function startCallCampaign(
 		clockMs: Date.now(),
 		changes: 0,
 		changedAt: new Array(records.length).fill(0),
+		previousEnd: new WeakMap(),
 	});
 	return campaign;
 }
@@ -132,14 +143,17 @@ function dial(run, index, attempt) {
 	// A retry's calledAt comes after the attempt before's, even within a millisecond.
 	const last = record.calledAt ? Date.parse(record.calledAt) + 1 : 0;
 	const calledAt = new Date(Math.max(run.clockMs, last)).toISOString();
-	change(run, index, {
+	const calling = {
 		...record,
 		status: 'calling',
 		attempts: attempt,
 		durationSeconds: 0,
 		result: null,
 		calledAt,
-	});
+	};
+	// What an API stamping calledAt at the end shows while this attempt is on a line.
+	if (ENDED.includes(record.status)) run.previousEnd.set(calling, endOf(record));
+	change(run, index, calling);
 }
 
 /** @param {CallRun} run @param {import('../data.mjs').CampaignStatus} status */
@@ -221,6 +235,21 @@ export function stepCalls(api, campaignId) {
 /** Whether the campaign's calls progress by steps (advanceOnce leaves it alone). @param {ApiContext} api @param {string} id */
 export const isCallCampaign = (api, id) => api.state.callRuns.has(id);
 
+/**
+ * A record as `calledAtStamps` has it: `start` as kept; `end`: an ended attempt's calledAt is its
+ * end, and while a number is being called it shows the end of its attempt before (null on the
+ * first).
+ * @param {ApiContext} api @param {CallRun | undefined} run @param {CampaignDataRecord} record
+ */
+function stamped(api, run, record) {
+	if (api.options.calledAtStamps !== 'end' || !record.calledAt) return record;
+	if (ENDED.includes(record.status)) return { ...record, calledAt: endOf(record) };
+	if (record.status === 'calling') {
+		return { ...record, calledAt: run?.previousEnd.get(record) ?? null };
+	}
+	return record;
+}
+
 /** Per shape of `callRecordShape`, the fields renamed (to '': left out); the others stay. */
 const SHAPE_RENAMES = {
 	snake: { phoneNumber: 'phone', durationSeconds: 'duration_seconds', calledAt: 'called_at' },
@@ -274,7 +303,8 @@ export function callDataAnswer(api, input, campaign, paging) {
 	});
 	// Only the page's records are shaped: a campaign of 100,000 numbers is read a page at a time.
 	/** @param {CampaignDataRecord[]} page */
-	const shape = (page) => page.map((record) => shaped(api.options.callRecordShape, record));
+	const shape = (page) =>
+		page.map((record) => shaped(api.options.callRecordShape, stamped(api, run, record)));
 	if (Array.isArray(answer)) return shape(answer);
 	for (const key of ['items', 'data'])
 		if (Array.isArray(answer[key])) answer[key] = shape(answer[key]);

@@ -149,6 +149,47 @@ describe('sandbox: call campaigns', () => {
 		assert.deepEqual(Object.keys(unknown).sort(), ['msisdn', 'outcome', 'tries']);
 	});
 
+	test('calledAtStamps: the start (kept through the call) or the end (moved when the call ends)', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 10, lines: 10 });
+		const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
+		const served = async (stamps) => {
+			sandbox.setOptions({ calledAtStamps: stamps });
+			return (await api.get(path)).body.items;
+		};
+		// A number whose first attempt is retried (the sandbox's scripts, seed 1).
+		const i = records(sandbox, campaign).findIndex(
+			(_, n) => callScript(1, campaign.id, n).length > 1,
+		);
+		sandbox.stepCalls();
+		const calling = (await served('start'))[i];
+		assert.equal(calling.status, 'calling');
+		assert.equal((await served('end'))[i].calledAt, null, 'no end before the first');
+		// Steps until that number has ended an attempt and is being called again.
+		let ended;
+		for (let step = 0; step < 40; step++) {
+			sandbox.stepCalls();
+			const now = (await served('start'))[i];
+			if (!ended && now.status !== 'calling') {
+				ended = now;
+				const atEnd = (await served('end'))[i];
+				const end = Date.parse(now.calledAt) + now.durationSeconds * 1000;
+				assert.equal(Date.parse(atEnd.calledAt), end, 'the end of the call');
+				assert.equal(now.calledAt, calling.calledAt, 'the start did not move');
+			} else if (ended && now.status === 'calling' && now.attempts > ended.attempts) {
+				const atEnd = (await served('end'))[i];
+				const end = Date.parse(ended.calledAt) + ended.durationSeconds * 1000;
+				assert.equal(
+					Date.parse(atEnd.calledAt),
+					end,
+					'being called: the end of the attempt before',
+				);
+				return;
+			}
+		}
+		assert.fail(`no retry of ${calling.phoneNumber} seen`);
+	});
+
 	test('duplicates: numbers listed twice have a second record later in the data, whose calls play out apart', async (t) => {
 		const sandbox = await sandboxFor(t, { rateLimitPerMinute: 0 });
 		const campaign = sandbox.startCallCampaign({ numbers: 30, lines: 6, duplicates: 5 });

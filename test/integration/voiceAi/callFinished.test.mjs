@@ -60,6 +60,7 @@ describe('Voice AI Trigger: Call Finished', () => {
 		assert.deepEqual((await w.poll()).items, [], 'the first poll only records what is there');
 
 		const [items] = await pollEachStep(sandbox, campaign, [w]);
+		assert.equal(w.staticData.poll.state.calledAt.meaning, 'start', 'what calledAt stamps');
 		const truth = endedAttempts(sandbox, campaign);
 		const expected = [...truth.keys()].filter((key) => !before.has(key)).sort();
 		assert.deepEqual(doubled(items), [], 'nothing twice');
@@ -94,6 +95,22 @@ describe('Voice AI Trigger: Call Finished', () => {
 		const mark = sandbox.log.length;
 		await w.poll();
 		assert.deepEqual(dataReads(apiCallsSince(sandbox, mark), campaign), [], 'not read again');
+	});
+
+	it('an API stamping calledAt at the end: nothing that ended before activation; what ends after, once', async () => {
+		const { sandbox } = env;
+		sandbox.setOptions({ calledAtStamps: 'end' });
+		const campaign = sandbox.startCallCampaign({ numbers: 120, lines: 8 });
+		sandbox.stepCalls(5);
+		const before = endedAttempts(sandbox, campaign);
+		const w = watch(sandbox);
+		assert.deepEqual((await w.poll()).items, []);
+		const [items] = await pollEachStep(sandbox, campaign, [w]);
+		const truth = endedAttempts(sandbox, campaign);
+		const expected = [...truth.keys()].filter((key) => !before.has(key)).sort();
+		assert.deepEqual(doubled(items), [], 'nothing twice');
+		assert.deepEqual(items.map(itemKey).sort(), expected);
+		assert.equal(w.staticData.poll.state.calledAt.meaning, 'end', 'what calledAt stamps');
 	});
 
 	it('Final Outcome Only: an answered call as it lands, the other outcomes once the campaign has ended; Outcomes filter both', async () => {

@@ -24,6 +24,8 @@ const FLAGS = [
 	{ callDataPaging: 'all' },
 	{ callDataOrder: 'last-change' },
 	{ callDataOrder: 'last-change', listEnvelope: 'bare', callRecordShape: 'snake' },
+	{ calledAtStamps: 'end' },
+	{ calledAtStamps: 'end', callDataOrder: 'last-change' },
 ];
 
 const watch = (sandbox, params = {}) =>
