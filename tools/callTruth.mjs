@@ -121,7 +121,10 @@ export function countsSince(counts, before) {
 
 /**
  * Each record's state now, for endedSinceWatching: taken just before a trigger starts watching the
- * campaign (before its workflow is activated).
+ * campaign (before its workflow is activated). `endedAt` is when the record's last attempt really
+ * ended, whatever `calledAtStamps` serves: the sandbox keeps the call's start in its own records
+ * (`calledAt` plus `durationSeconds` is the end) and stamps the end only on the records it answers
+ * (sandbox/api/calls.mjs), so this reads the state, never an answer.
  * @returns {Array<{ phoneNumber: string, status: string, attempts: number, endedAt?: number }>}
  */
 export function recordsNow(sandbox, campaign) {

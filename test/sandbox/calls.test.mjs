@@ -13,8 +13,10 @@ import {
 	countsSince,
 	doubled,
 	endedAttemptCounts,
+	endedSinceWatching,
 	finalOutcomeCounts,
 	itemKey,
+	recordsNow,
 } from '../../tools/callTruth.mjs';
 import { waitFor } from '../../tools/processes.mjs';
 import { sandboxFor, sandboxWithClient } from '../support/sandboxApi.mjs';
@@ -188,6 +190,55 @@ describe('sandbox: call campaigns', () => {
 			}
 		}
 		assert.fail(`no retry of ${calling.phoneNumber} seen`);
+	});
+
+	test('calledAtStamps: an answered call seen calling, then ended: at the end its calledAt moved to the end, at the start it did not; the truth goes by the real end either way', async (t) => {
+		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+		const campaign = sandbox.startCallCampaign({ numbers: 10, lines: 10 });
+		const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
+		const served = async (stamps) => {
+			sandbox.setOptions({ calledAtStamps: stamps });
+			return (await api.get(path)).body.items;
+		};
+		// A number whose first attempt is answered: it talks, so its start and its end differ.
+		const i = records(sandbox, campaign).findIndex(
+			(_, n) => callScript(1, campaign.id, n)[0].outcome === 'answered',
+		);
+		assert.ok(i >= 0, 'an answered first attempt among the scripts (seed 1)');
+		sandbox.stepCalls();
+		const calling = { start: (await served('start'))[i], end: (await served('end'))[i] };
+		assert.equal(calling.start.status, 'calling');
+		assert.equal(calling.end.calledAt, null, 'being called, no attempt ended before');
+		const steppedAt = Date.now();
+		sandbox.stepCalls();
+		const ended = { start: (await served('start'))[i], end: (await served('end'))[i] };
+		assert.equal(ended.start.status, 'answered');
+		assert.ok(ended.start.durationSeconds > 0);
+		assert.equal(ended.end.durationSeconds, ended.start.durationSeconds);
+		// The end: when the step ended it (the sandbox's clock), whatever the record shows.
+		const end = sandbox.state.campaignData.get(campaign.id)[i];
+		const endedAt = Date.parse(end.calledAt) + end.durationSeconds * 1000;
+		assert.ok(endedAt >= steppedAt && endedAt <= Date.now(), 'it ended at the step');
+		assert.equal(Date.parse(ended.end.calledAt), endedAt, 'end: calledAt is the end');
+		assert.ok(Date.parse(ended.end.calledAt) > Date.parse(calling.start.calledAt), 'moved');
+		assert.ok(
+			Date.parse(ended.start.calledAt) <= Date.parse(calling.start.calledAt),
+			'start: not moved to the end (placed back by its length at most)',
+		);
+		assert.equal(
+			Date.parse(ended.start.calledAt) + ended.start.durationSeconds * 1000,
+			endedAt,
+			'start: calledAt + durationSeconds is the end',
+		);
+		// tools/callTruth.mjs holds runs to the real end in both modes, not to what is served.
+		for (const stamps of ['start', 'end']) {
+			sandbox.setOptions({ calledAtStamps: stamps });
+			assert.equal(recordsNow(sandbox, campaign)[i].endedAt, endedAt, stamps);
+			const after = endedSinceWatching(sandbox, campaign, recordsNow(sandbox, campaign), {
+				from: endedAt + 1,
+			});
+			assert.equal(after.either.has(itemKey(ended.start)), false, `${stamps}: ended before`);
+		}
 	});
 
 	test('duplicates: numbers listed twice have a second record later in the data, whose calls play out apart', async (t) => {
