@@ -20,6 +20,7 @@ import {
 import { measureCallResults } from './callResults.mjs';
 import { FAIR_SHARE_2518AEC, measureCallFinishedBusy } from './callFinishedBusy.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
+import { measureLiveConversations } from './liveConversations.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSlowPolls } from './slowPolls.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
@@ -138,6 +139,25 @@ add(
 	'50',
 	`3 of the chats receiving 250 messages each: ${messages.burst} requests (goal 50 + 6 extra pages), ${messages.emitted} messages reported`,
 );
+
+// Messenger Live Trigger, customers in conversation (about 5 minutes in all, time run 5× faster).
+for (const chats of [5, 20, 50]) {
+	const live = await measureLiveConversations({ chats, minutes: 4, speedup: 5 });
+	const seconds = ({ p50, p95 }) => `${p50.toFixed(1)} / ${p95.toFixed(1)}`;
+	const spent = `${live.readsPerMinute.toFixed(1)} chat reads a minute (budget 60), ${live.requestsPerMinute.toFixed(1)} requests a minute with the answers, ${live.refused} × 429; ${live.written} messages, lost ${live.lost}, doubled ${live.doubled}; Poll Times every minute (real n8n 2.41.1, 10 chats): 30.1 / 63.7 s; time scaled ×0.2`;
+	add(
+		`Messenger Live Trigger, ${chats} chats in conversation: follow-ups, message → workflow start p50 / p95 (s)`,
+		seconds(live.followUp),
+		chats === 20 ? '<= 10 / 20' : '',
+		`${live.followUp.n} follow-ups; ${spent}`,
+	);
+	add(
+		`Messenger Live Trigger, ${chats} chats in conversation: first messages, message → workflow start p50 / p95 (s)`,
+		seconds(live.first),
+		chats === 20 ? '<= 15 / –' : '',
+		`${live.first.n} first messages`,
+	);
+}
 
 for (const { numbers, trigger: calls, everyPage } of await measureCallResults()) {
 	const label = `Call Finished, a running campaign of ${numbers.toLocaleString('en-US')} numbers (5 % ending a minute)`;

@@ -1,23 +1,35 @@
+import { pacingSettings } from '../../shared/pacing';
+
 /**
- * When the Messenger Live Trigger reads each watched chat (docs/messenger.md states these numbers;
- * tests shorten them). A chat in conversation (its history changed lately: the customer wrote or
- * the workflow answered) is read every few seconds; a quiet one less often, so that the quiet
- * chats of one trigger together take at most `quietShare` of the budget.
+ * When the Messenger Live Trigger reads each watched chat (docs/triggers.md states these numbers;
+ * tests shorten them). A chat whose history just changed (the customer wrote or the workflow
+ * answered) is read every few seconds; the longer it stays the same, the less often it is read
+ * (a share of the time since it changed), down to a quiet chat's pace, so that the quiet chats of
+ * one trigger together take at most `quietShare` of the budget.
  */
 export const LIVE_SCHEDULE = {
-	/** A chat in conversation is read this often. */
+	/** A chat that just changed is read this often. */
 	activeGapMs: 3_000,
-	/** A chat is in conversation this long after its history last changed. */
-	activeForMs: 180_000,
+	/** Past that, a chat is read again after this share of the time since it last changed. */
+	sinceChangeShare: 0.25,
+	/**
+	 * No chat is read more often than this share of the time it takes to read every chat once
+	 * within the budget: with many chats the busy ones do not take the quiet ones' turns.
+	 */
+	busyFloorShare: 0.5,
 	/** A quiet chat is read at least this often, and at most this often. */
 	quietGapMs: { min: 10_000, max: 60_000 },
 	/** Share of the budget the quiet chats of one trigger may take together. */
-	quietShare: 0.75,
+	quietShare: 1,
 };
 
-/** Milliseconds between two reads of a quiet chat, for `chats` watched within `perMinute` requests. */
+/**
+ * Milliseconds between two reads of a quiet chat, for `chats` watched within `perMinute` requests
+ * (a minute: the API's window, which benchmarks shorten).
+ */
 export function quietGapMs(chats: number, perMinute: number): number {
-	const spread = (chats * 60_000) / (Math.max(1, perMinute) * LIVE_SCHEDULE.quietShare);
+	const minute = pacingSettings.windowMs;
+	const spread = (chats * minute) / (Math.max(1, perMinute) * LIVE_SCHEDULE.quietShare);
 	return Math.round(
 		Math.min(LIVE_SCHEDULE.quietGapMs.max, Math.max(LIVE_SCHEDULE.quietGapMs.min, spread)),
 	);
@@ -33,10 +45,15 @@ export class ChatSchedule {
 	private readonly changedAt = new Map<string, number>();
 
 	/** Every chat is due at `now`: the first reads catch up with what came while n8n was not reading. */
+	/**
+	 * `quietMs`: a quiet chat's gap; `roundMs`: the time it takes to read every chat once within
+	 * the budget.
+	 */
 	constructor(
 		keys: string[],
 		now: number,
 		private readonly quietMs: number,
+		private readonly roundMs = 0,
 	) {
 		for (const key of keys) this.due.set(key, now);
 	}
@@ -48,26 +65,18 @@ export class ChatSchedule {
 		return next;
 	}
 
-	/** Whether a chat is in conversation at `now`. */
-	inConversation(key: string, now: number): boolean {
+	/** How long after a read at `now` a chat is read again: soon after it changed, then ever less often. */
+	gapMs(key: string, now: number): number {
 		const changed = this.changedAt.get(key);
-		return changed !== undefined && now - changed < LIVE_SCHEDULE.activeForMs;
+		if (changed === undefined) return this.quietMs;
+		const share = (now - changed) * LIVE_SCHEDULE.sinceChangeShare;
+		const floor = Math.max(LIVE_SCHEDULE.activeGapMs, this.roundMs * LIVE_SCHEDULE.busyFloorShare);
+		return Math.min(this.quietMs, Math.max(floor, share));
 	}
 
 	/** A chat was read at `now` (`changed`: its history had something new): when it is due again. */
-	read(key: string, changed: boolean, now: number): void {
+	read(key: string, now: number, changed = false): void {
 		if (changed) this.changedAt.set(key, now);
-		const gap = this.inConversation(key, now) ? LIVE_SCHEDULE.activeGapMs : this.quietMs;
-		this.due.set(key, now + gap);
-	}
-
-	/** A chat is not read before `at` (it could not be read; it is asked again then). */
-	postpone(key: string, at: number): void {
-		this.due.set(key, Math.max(this.due.get(key) ?? at, at));
-	}
-
-	/** No chat is read before `at` (the API is slow, down or refusing: every read would fail alike). */
-	holdAll(at: number): void {
-		for (const key of this.due.keys()) this.postpone(key, at);
+		this.due.set(key, now + this.gapMs(key, now));
 	}
 }

@@ -10,7 +10,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RequestBudget } from '../../shared/pacing';
-import { abortableSleep, budgetDelayMs, keepToBudget } from '../../shared/pacing';
+import { abortableSleep, budgetDelayMs, keepToBudget, pacingSettings } from '../../shared/pacing';
 import { activatedByPerson, failsThePoll, pollError, triggerSetting } from '../../shared/poll';
 import { PollClock, withPollClock } from '../../shared/pollClock';
 import type { OutputItems } from '../../shared/router';
@@ -24,7 +24,7 @@ import { messageSample } from './messageSample';
 import type { MessageFilter, WatchEntry } from './messageSettings';
 import { messageFilter, receivedMessage, wanted, watchEntries } from './messageSettings';
 
-/** The live loop's times (docs/messenger.md states them; tests shorten them). */
+/** The live loop's times (docs/triggers.md states them; tests shorten them). */
 export const LIVE_LOOP = {
 	/** The time the reads at activation may take (new chats' baselines); past it, the loop reads the rest. */
 	activationBudgetMs: 40_000,
@@ -47,6 +47,13 @@ interface StoredState {
 	key: string;
 	state: MessageWatchState;
 }
+
+/**
+ * When the live triggers on one budget last started a read, by budget: reads keep a budget's even
+ * spacing (a minute / its requests per minute) instead of spending a window's worth at once and
+ * then waiting for the window to pass, which would leave every chat unread for most of a minute.
+ */
+const lastReads = new Map<string, number>();
 
 /** The trigger was deactivated or n8n is stopping: no request goes out any more. */
 class LiveStopped extends Error {
@@ -125,7 +132,7 @@ async function startingState(
 	reader: IPollFunctions,
 	settings: LiveSettings,
 	stored: MessageWatchState | undefined,
-): Promise<{ state: MessageWatchState; failures: unknown[] }> {
+): Promise<{ state: MessageWatchState; failures: unknown[]; read: number }> {
 	const chats: MessageWatchState['chats'] = {};
 	for (const entry of settings.entries) {
 		const watch = stored?.chats[entry.key];
@@ -134,7 +141,7 @@ async function startingState(
 	const fresh = settings.entries.filter((entry) => !chats[entry.key]);
 	const kept = { ...(stored?.held ? { held: stored.held } : {}) };
 	const pending = stored?.pending?.length ? { pending: stored.pending } : {};
-	if (!fresh.length) return { state: { chats, ...kept, ...pending }, failures: [] };
+	if (!fresh.length) return { state: { chats, ...kept, ...pending }, failures: [], read: 0 };
 	const person = activatedByPerson(reader);
 	const first = await withPollClock(
 		reader,
@@ -146,6 +153,7 @@ async function startingState(
 	return {
 		state: { chats: { ...chats, ...first.state.chats }, ...kept, ...pending },
 		failures: first.failures,
+		read: fresh.length,
 	};
 }
 
@@ -163,6 +171,9 @@ class LiveLoop {
 	private readonly reported = new Map<string, number>();
 	private readonly recent = new Set<string>();
 	private holdUntil = 0;
+	private state: MessageWatchState;
+	private readonly activationReads: number;
+	private readonly startedAt = Date.now();
 	private backoffMs = 0;
 
 	constructor(
@@ -170,14 +181,17 @@ class LiveLoop {
 		private readonly reader: IPollFunctions,
 		private readonly settings: LiveSettings,
 		private readonly budget: RequestBudget,
-		private state: MessageWatchState,
+		start: { state: MessageWatchState; read: number },
 		private readonly live: { stopped: boolean },
 	) {
+		this.state = start.state;
+		this.activationReads = start.read;
 		this.byKey = new Map(settings.entries.map((entry) => [entry.key, entry]));
 		this.schedule = new ChatSchedule(
 			settings.entries.map((entry) => entry.key),
 			Date.now(),
 			quietGapMs(settings.entries.length, budget.perMinute),
+			(settings.entries.length * pacingSettings.windowMs) / budget.perMinute,
 		);
 	}
 
@@ -213,10 +227,26 @@ class LiveLoop {
 			return await this.handOver(released, { ...this.state, held });
 		}
 		const next = this.schedule.next();
-		const due = Math.max(next?.at ?? Infinity, now + budgetDelayMs(this.budget));
+		const spacing = this.spacingMs(now);
+		const last = lastReads.get(this.budget.key) ?? -Infinity;
+		const due = Math.max(next?.at ?? Infinity, now + budgetDelayMs(this.budget), last + spacing);
 		const wait = Math.min(release, due) - now;
 		if (wait > 0) return await this.nap(wait);
-		if (next) await this.readChat(next.key);
+		if (!next) return;
+		// A late wake-up (by up to half a spacing) does not push the reads after it back.
+		lastReads.set(this.budget.key, Math.max(now - spacing / 2, last + spacing));
+		await this.readChat(next.key);
+	}
+
+	/**
+	 * The even spacing of reads within the budget. In the first window after activation the reads
+	 * made then hold places in it: the loop's share the rest, or the window would fill up and
+	 * stop every read until its first places free.
+	 */
+	private spacingMs(now: number): number {
+		const { windowMs } = pacingSettings;
+		const taken = now < this.startedAt + windowMs ? this.activationReads : 0;
+		return windowMs / Math.max(1, this.budget.perMinute - taken);
 	}
 
 	private async nap(ms: number): Promise<void> {
@@ -246,11 +276,10 @@ class LiveLoop {
 				// The API's or the network's failure stops the loop for a while; the chat's own names it.
 				if (this.live.stopped || failsThePoll(failed)) throw failed;
 				this.report(key, chatUnreadable(this.reader, entry, failed));
-				this.schedule.read(key, false, Date.now());
+				this.schedule.read(key, Date.now());
 				return;
 			}
 			const now = Date.now();
-			this.schedule.read(key, result.fresh.length > 0, now);
 			if (result.gone) this.report(key, pollError(this.reader, result.gone));
 			const items = result.fresh
 				.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
@@ -261,6 +290,7 @@ class LiveLoop {
 				delivery.pauseSeconds,
 				now,
 			);
+			this.schedule.read(key, now, result.fresh.length > 0);
 			const chats = { ...this.state.chats, [key]: result.watch };
 			await this.handOver(released, { ...this.state, chats, held });
 		});
@@ -403,7 +433,7 @@ export async function startMessageLive(context: ITriggerFunctions): Promise<ITri
 		key: STATE_KEY,
 		state: start.state,
 	} as unknown as IDataObject;
-	const loop = new LiveLoop(context, reader, settings, budget, start.state, live);
+	const loop = new LiveLoop(context, reader, settings, budget, start, live);
 	// n8n started or changed its leader: the chats that could not be read are named, the rest run.
 	for (const failure of start.failures) loop.report('', pollError(reader, failure));
 	const running = loop.run();

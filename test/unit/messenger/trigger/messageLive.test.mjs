@@ -53,7 +53,6 @@ beforeEach(() => {
 	Object.assign(retrySettings, { baseDelayMs: 5, maxDelayMs: 20, retryAfterJitterMs: 5 });
 	Object.assign(LIVE_SCHEDULE, {
 		activeGapMs: 10,
-		activeForMs: 1000,
 		quietGapMs: { min: 30, max: 60 },
 	});
 	Object.assign(LIVE_LOOP, {
@@ -151,6 +150,8 @@ describe('Messenger Live Trigger', () => {
 	});
 
 	it('a chat in conversation is read more often than a quiet one', async () => {
+		Object.assign(LIVE_SCHEDULE, { quietGapMs: { min: 100, max: 200 }, sinceChangeShare: 0.1 });
+		pacingSettings.windowMs = 300;
 		const api = fakeApi();
 		api.add('cht_busy', message('cht_busy', 1));
 		api.add('cht_quiet', message('cht_quiet', 1));
