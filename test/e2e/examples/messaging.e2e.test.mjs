@@ -168,7 +168,7 @@ describe('messaging examples in a real n8n', { timeout: 6 * 60_000 }, () => {
 	describe('from their trigger (Fetch Test Event)', () => {
 		it('reply-follow-up: the customer’s newest message marks the chat important and gets the price list', async () => {
 			const workflow = example('reply-follow-up.json');
-			const trigger = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messengerTrigger');
+			const trigger = nodeOfType(workflow, 'n8n-nodes-voice-messaging.messengerLiveTrigger');
 			assert.equal(trigger.parameters.event, 'messageReceived');
 			const chat = ex.sandbox.state.chats.find((c) => c.phone === trigger.parameters.chats);
 			assert.ok(chat, `the sandbox has a chat for ${trigger.parameters.chats}`);
