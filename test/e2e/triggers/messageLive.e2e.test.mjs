@@ -16,7 +16,7 @@ import {
 } from '../harness.mjs';
 import { useSandboxAndN8n } from '../../support/n8n.mjs';
 
-const { version, title, it } = suiteOptions(
+const { version, env, title, it } = suiteOptions(
 	'Messenger Live Trigger, Message Received within seconds, in an activated workflow of a running n8n',
 );
 
@@ -43,6 +43,7 @@ function liveWorkflow(chats) {
 describe(title, { timeout: 10 * 60_000 }, () => {
 	const suite = useSandboxAndN8n({
 		version,
+		env,
 		credentials: (sandbox) => [sandboxCredential(CREDENTIAL, sandbox, DEMO_CLIENTS.messengerOnly)],
 	});
 	const historyReads = () =>
