@@ -39,8 +39,9 @@ export const worldArbitrary = ({ shapes, orders, duplicates }) =>
 			// What calledAt stamps (docs/api.md leaves it open): the call's start; or, once the call
 			// ended, the moment that makes calledAt + durationSeconds its end (moved back, as the
 			// sandbox does, when the duration leaves out the ringing); or the call's end (while a
-			// number is being called, its record shows the end of the attempt before, if any).
-			calledAt: fc.constantFrom('start', 'movedBack', 'end'),
+			// number is being called, its record shows the end of the attempt before, if any); or the
+			// start while the call goes on and its end once it ended.
+			calledAt: fc.constantFrom('start', 'movedBack', 'end', 'startThenEnd'),
 			order: fc.constantFrom(...orders),
 			pageSize: fc.integer({ min: 1, max: 3 }),
 			// How long the API takes to answer, in the model's time: slow pages cut polls short.
@@ -75,8 +76,11 @@ export const worldArbitrary = ({ shapes, orders, duplicates }) =>
  */
 export const shownCalledAt = (world, attempt) => {
 	if (attempt.end === undefined || world.calledAt === 'start') return attempt.start;
-	return world.calledAt === 'end' ? attempt.end : attempt.end - 1000;
+	return world.calledAt === 'movedBack' ? attempt.end - 1000 : attempt.end;
 };
+
+/** Whether an ended attempt's calledAt is its end (the others: calledAt + durationSeconds is). */
+const stampsEnd = (world) => world.calledAt === 'end' || world.calledAt === 'startThenEnd';
 
 /** The calledAt a record shows while `attempt` is its last: undefined when it shows none. */
 const recordCalledAt = (world, attempts) => {
@@ -87,7 +91,7 @@ const recordCalledAt = (world, attempts) => {
 };
 
 /** Whether calledAt is the end, as the trigger can learn it (calledAt.ts): 'start' or 'end'. */
-export const calledAtMeaning = (world) => (world.calledAt === 'end' ? 'end' : 'start');
+export const calledAtMeaning = (world) => (stampsEnd(world) ? 'end' : 'start');
 
 /** The API of one campaign as the world makes it, with every attempt's truth. */
 export function simulatedApi(world) {
@@ -130,7 +134,7 @@ export function simulatedApi(world) {
 		const status = !last ? 'pending' : last.end === undefined ? 'calling' : last.status;
 		const calledAt = recordCalledAt(world, l.attempts);
 		// The call's length: from calledAt to its end, or (calledAt stamping the end) from its start.
-		const from = world.calledAt === 'end' ? last?.start : calledAt;
+		const from = stampsEnd(world) ? last?.start : calledAt;
 		return SHAPES[world.shape]({
 			phoneNumber: l.number,
 			status,
@@ -279,9 +283,9 @@ export async function run(world, params = {}, log = undefined) {
  * trigger's) but by what calledAt stamps: as the start, calledAt + durationSeconds comes after
  * since; as the end, calledAt does not (calledAt.ts keeps it until the records tell).
  */
-export function undecidable(world, attempt, since) {
+function undecidable(world, attempt, since) {
 	const calledAt = shownCalledAt(world, attempt);
-	const from = world.calledAt === 'end' ? attempt.start : calledAt;
+	const from = stampsEnd(world) ? attempt.start : calledAt;
 	const asStart = calledAt + (attempt.end - from);
 	return since !== undefined && calledAt <= since && asStart > since;
 }
@@ -292,8 +296,23 @@ export function undecidable(world, attempt, since) {
  * one that had ended when first read is judged by its own time only when the record has calledAt,
  * and only once the records told what calledAt stamps when the two readings disagree.
  */
-export function expectedAttempts(world, api, firstServed, { since, meaning } = {}) {
+export function expectedAttempts(world, api, firstServed, { since } = {}) {
+	return judgedAttempts(world, api, firstServed, since).expected;
+}
+
+/**
+ * Per number, the attempts that may come or not (records with calledAt): with calledAt stamping the end, those that
+ * ended before watching began but that the trigger cannot tell from ones that ended after it
+ * until a record tells what calledAt stamps (calledAt.ts takes the start reading when a full read
+ * of the campaign told nothing).
+ */
+export function allowedAttempts(world, api, firstServed, { since } = {}) {
+	return judgedAttempts(world, api, firstServed, since).allowed;
+}
+
+function judgedAttempts(world, api, firstServed, since) {
 	const expected = new Map();
+	const allowed = new Map();
 	for (const l of api.listings) {
 		const first = firstServed.get(l.index) ?? [];
 		const seenN = first.length;
@@ -301,12 +320,20 @@ export function expectedAttempts(world, api, firstServed, { since, meaning } = {
 		const knowable = l.attempts.filter((a) => {
 			if (a.end === undefined || a.end <= api.since) return false;
 			if (a.n < seenN) return false;
-			if (a.n === seenN && firstEnded) {
-				return SHAPES[world.shape] === SHAPES.full && (meaning || !undecidable(world, a, since));
-			}
+			if (a.n === seenN && firstEnded) return SHAPES[world.shape] === SHAPES.full;
 			return true;
 		});
+		const either = l.attempts.filter(
+			(a) =>
+				a.end !== undefined &&
+				a.end <= api.since &&
+				a.n === seenN &&
+				firstEnded &&
+				['full', 'noAttempts'].includes(world.shape) &&
+				undecidable(world, a, since),
+		);
 		expected.set(l.number, [...(expected.get(l.number) ?? []), ...knowable]);
+		allowed.set(l.number, [...(allowed.get(l.number) ?? []), ...either]);
 	}
-	return expected;
+	return { expected, allowed };
 }

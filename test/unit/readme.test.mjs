@@ -250,6 +250,8 @@ describe('Call Finished as docs/triggers.md tells it, held to the code', () => {
 		assert.match(text, /A quarter of the setting \(at least 1\) is kept for the quiet campaigns/);
 		assert.ok(text.includes(`(_Data Requests per Poll_ / ${QUIET_SHARE}) polls`));
 		assert.ok(text.includes(`Times within ${calledAtSettings.clockSlackMs / 1000} s`));
-		assert.ok(text.includes(`(${MAX_UNDECIDED} at most, the oldest dropped)`));
+		assert.ok(
+			text.includes(`(${MAX_UNDECIDED.toLocaleString('en-US')} at most, the oldest dropped)`),
+		);
 	});
 });

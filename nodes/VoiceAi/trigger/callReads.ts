@@ -69,6 +69,8 @@ export async function readData(
 	const outcome = new Map<string, 'partial' | 'swept' | 'unreadable'>();
 	/** Ended campaigns read for the last time: they leave at the end of the poll. */
 	const done = new Set<string>();
+	/** Campaigns read to the end in this poll: their sweeps so far. */
+	const swept = new Map<string, number>();
 	let read = false;
 	let timeUp = false;
 	const timeLeft = () => !timeUp && timeForAnotherRead(context);
@@ -106,6 +108,9 @@ export async function readData(
 			outcome.set(id, 'unreadable');
 		} else if (!sweep.complete) outcome.set(id, 'partial');
 		else {
+			// What waited for the meaning of calledAt may be settled by it (settleUndecided).
+			entry.sweeps = (entry.sweeps ?? 0) + 1;
+			swept.set(id, entry.sweeps);
 			delete entry.silent;
 			if (entry.stirred) delete entry.quiet;
 			else entry.quiet = true;
@@ -156,17 +161,19 @@ export async function readData(
 	await shareOut(quiet.filter(unread), budget);
 	if (failures.length > 0 && !read) throw failures[0];
 	// Once the records told what calledAt stamps: the attempts that waited for it and ended after
-	// watching began are reported; Final Outcome Only: held in their table, or reported when
-	// their campaign's last read is over and they were still the number's last. The others, or
-	// those of a campaign that left before, are dropped.
-	for (const attempt of settleUndecided(calledAt)) {
+	// watching began are reported. Final Outcome Only: held in their table while their campaign
+	// runs; once it has ended, reported if still the number's last. The others, and those of a
+	// campaign that left before, are dropped.
+	// A campaign read for the last time: no read will tell more.
+	for (const id of done) swept.set(id, Infinity);
+	for (const attempt of settleUndecided(calledAt, swept)) {
 		const entry = watched[attempt.campaignId];
 		let report = !attempt.waits;
 		if (attempt.waits && entry) {
 			const table = tables.get(attempt.campaignId) ?? CallTable.decode(entry.table);
 			tables.set(attempt.campaignId, table);
-			const still = table.holdIfStill(attempt.phoneNumber, attempt.signature);
-			report = still && done.has(attempt.campaignId);
+			report = table.stillShows(attempt.phoneNumber, attempt.signature, !entry.ended);
+			report &&= entry.ended;
 		}
 		const status = String(attempt.item.status ?? '');
 		if (report && (settings.outcomes.length === 0 || settings.outcomes.includes(status))) {

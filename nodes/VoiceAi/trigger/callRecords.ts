@@ -27,7 +27,6 @@ const CALL_RECORD: FieldContext = {
 const SIGNED_STATUSES = ['', 'pending', 'calling', ...CALL_OUTCOMES] as const;
 const UNKNOWN_STATUS = 7;
 const CALLING = SIGNED_STATUSES.indexOf('calling');
-const PENDING = SIGNED_STATUSES.indexOf('pending');
 /** Of a signature: which attempt (attempts and calledAt), below its status. */
 const ATTEMPT = (1 << 23) - 1;
 
@@ -94,22 +93,19 @@ export function readCall(record: IDataObject): CallRead {
 }
 
 /**
- * The attempts a signature says (modulo 16), whether its attempt is being called, whether it is
- * past calling (an outcome, or a status the trigger does not know), and whether it is pending
- * with no calledAt (never called: its hash is 0, or by chance one in 2^19).
+ * The attempts a signature says (modulo 16), whether its attempt is being called, and whether it
+ * is past calling (an outcome, or a status the trigger does not know).
  */
 export function signedAttempt(signature: number): {
 	attempts: number;
 	calling: boolean;
 	pastCalling: boolean;
-	neverCalled: boolean;
 } {
 	const code = (signature >>> 23) & 7;
 	return {
 		attempts: (signature >>> 19) & 0xf,
 		calling: code === CALLING,
 		pastCalling: code > CALLING,
-		neverCalled: code === PENDING && (signature & 0x7ffff) === 0,
 	};
 }
 

@@ -129,6 +129,7 @@ export function reportRecords(
 				campaignId: watched.campaign.id,
 				phoneNumber: call.phoneNumber,
 				signature: call.signature,
+				sweep: watched.sweeps ?? 0,
 			};
 			if (waits && undecided) {
 				// Held in the table once the meaning says it ended after watching began.

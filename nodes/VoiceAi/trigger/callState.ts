@@ -267,15 +267,15 @@ export class CallTable {
 	}
 
 	/**
-	 * Marks held the record of `phoneNumber` that still shows `signature` (Final Outcome Only: an
-	 * attempt found to have ended after watching began, calledAt.ts). Whether one did.
+	 * Whether a record of `phoneNumber` still shows `signature`; with `hold`, that record is marked
+	 * held (Final Outcome Only: an attempt found to have ended after watching began, calledAt.ts).
 	 */
-	holdIfStill(phoneNumber: string, signature: number): boolean {
+	stillShows(phoneNumber: string, signature: number, hold = false): boolean {
 		for (const slot of this.slotsOf(this.keyOf(phoneNumber))) {
 			const value = this.valueAt(slot);
 			if ((value & SIGNATURE) !== signature) continue;
 			// Added, not or-ed: the seen bit (2^31) does not fit bit operations.
-			this.setValue(slot, (value & HELD) === 0 ? value + HELD : value);
+			if (hold && (value & HELD) === 0) this.setValue(slot, value + HELD);
 			return true;
 		}
 		return false;

@@ -50,6 +50,8 @@ export interface WatchedCampaign {
 	quiet?: true;
 	/** The sweep under way met a record pending, being called or changed. */
 	stirred?: true;
+	/** Its sweeps read to the end (the first read's included). */
+	sweeps?: number;
 	/** Its status and updatedAt as the campaign list last showed them. */
 	listed?: string;
 	/**

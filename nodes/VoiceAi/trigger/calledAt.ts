@@ -23,7 +23,7 @@ const MAX_PROBES = 32;
 /** A probe older than this is let go (its record was not read again). */
 const PROBE_MS = 3_600_000;
 /** Attempts waiting for the meaning at most; beyond, the oldest are taken as ended before. */
-export const MAX_UNDECIDED = 500;
+export const MAX_UNDECIDED = 5_000;
 
 /** An attempt that ended after watching began if calledAt is its start, and before if its end. */
 export interface UndecidedAttempt {
@@ -34,6 +34,8 @@ export interface UndecidedAttempt {
 	item: IDataObject;
 	/** Final Outcome Only, its campaign running: it is held in its table, not reported now. */
 	waits?: true;
+	/** The sweep of its campaign that read it (WatchedCampaign.sweeps then). */
+	sweep: number;
 }
 
 export interface CalledAtState {
@@ -63,12 +65,11 @@ export function answerMoment(second: number | undefined): number {
  * impossible:
  * - an ended record whose calledAt plus durationSeconds lies after the moment it was read: that
  *   sum is not its end, so calledAt is the end;
- * - a record pending without calledAt at its last read (`before`, its signature), being called
- *   now in its first attempt (attempts 1) with a calledAt: no attempt of it has ended, so
- *   calledAt is the start;
  * - a record seen being called at R, read later ended with the calledAt it showed then, before R:
  *   calledAt is not its end (that came after R), so it is the start.
- * The last two only of a number listed once (`alone`): the record before is its own.
+ * The last only of a number listed once (`alone`): the record before (`before`, its signature) is
+ * its own. A calledAt shown while a call goes on tells nothing by itself: an API may show the
+ * start then and the end once the call ended.
  */
 export function learnMeaning(
 	state: CalledAtState,
@@ -83,9 +84,7 @@ export function learnMeaning(
 	const was = record.before === undefined ? undefined : signedAttempt(record.before);
 	const seenCalling = record.alone && was?.calling ? probes[key] : undefined;
 	if (call.status === 'calling' && record.alone) {
-		const first = was?.neverCalled && call.attempts === 1;
-		if (first && call.calledAt !== undefined) state.meaning = 'start';
-		else if (probes[key] === undefined) {
+		if (probes[key] === undefined) {
 			for (const [other, [at]] of Object.entries(probes)) {
 				if (readAt - at > PROBE_MS) delete probes[other];
 			}
@@ -129,12 +128,27 @@ export function holdUndecided(state: CalledAtState, attempt: UndecidedAttempt): 
 }
 
 /**
- * Once the meaning is known: the attempts that waited for it and ended after watching began (the
- * others are dropped), taken out of the state.
+ * The attempts that waited and now count as ended after watching began, taken out of the state
+ * (the others that are settled are dropped): all of them once the meaning is known (none if it is
+ * the end); until then, those whose campaign (in `swept`: id → its sweeps read to the end) has
+ * been read in full after the sweep that read them. That read told nothing: the attempt is taken
+ * by the start reading (an API stamping the end tells it by then, from the calls read less than
+ * their length after they ended).
  */
-export function settleUndecided(state: CalledAtState): UndecidedAttempt[] {
-	if (!state.meaning || !state.undecided) return [];
-	const settled = state.meaning === 'start' ? state.undecided : [];
-	delete state.undecided;
+export function settleUndecided(
+	state: CalledAtState,
+	swept: Map<string, number>,
+): UndecidedAttempt[] {
+	if (!state.undecided) return [];
+	if (state.meaning) {
+		const settled = state.meaning === 'start' ? state.undecided : [];
+		delete state.undecided;
+		return settled;
+	}
+	const waited = (attempt: UndecidedAttempt) =>
+		(swept.get(attempt.campaignId) ?? 0) > attempt.sweep + 1;
+	const settled = state.undecided.filter(waited);
+	state.undecided = state.undecided.filter((attempt) => !waited(attempt));
+	if (state.undecided.length === 0) delete state.undecided;
 	return settled;
 }

@@ -13,10 +13,10 @@ import fc from 'fast-check';
 import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { calledAtSettings } from '../../../../nodes/VoiceAi/trigger/calledAt.ts';
 import {
+	allowedAttempts,
 	expectedAttempts,
 	run,
 	shownCalledAt,
-	undecidable,
 	worldArbitrary,
 } from '../../../support/callHistories.mjs';
 
@@ -47,17 +47,19 @@ describe('Call Finished over generated histories', () => {
 					duplicates: false,
 				}),
 				async (world) => {
-					const { api, items, firstServed, since, meaning } = await run(world);
-					const expected = expectedAttempts(world, api, firstServed, { since, meaning });
+					const { api, items, firstServed, since } = await run(world);
+					const expected = expectedAttempts(world, api, firstServed, { since });
+					const allowed = allowedAttempts(world, api, firstServed, { since });
 					const keys = items.map((i) => `${i.phoneNumber}#${i.attempts}@${i.calledAt}`);
 					assert.equal(new Set(keys).size, keys.length, `reported twice: ${keys}`);
 					for (const number of new Set(api.listings.map((l) => l.number))) {
 						const mine = items.filter((i) => i.phoneNumber === number);
 						const skipped = mine.reduce((sum, i) => sum + (i.skippedAttempts ?? 0), 0);
-						assert.equal(
-							mine.length + skipped,
-							expected.get(number).length,
-							`${number}: ${JSON.stringify(mine)}`,
+						const told = mine.length + skipped;
+						const least = expected.get(number).length;
+						assert.ok(
+							told >= least && told <= least + allowed.get(number).length,
+							`${number}: ${told} for ${least}: ${JSON.stringify(mine)}`,
 						);
 					}
 				},
@@ -75,10 +77,11 @@ describe('Call Finished over generated histories', () => {
 					duplicates: false,
 				}),
 				async (world) => {
-					const { api, items, firstServed, since, meaning } = await run(world, {
+					const { api, items, firstServed, since } = await run(world, {
 						report: 'finalOutcome',
 					});
-					const expected = expectedAttempts(world, api, firstServed, { since, meaning });
+					const expected = expectedAttempts(world, api, firstServed, { since });
+					const either = allowedAttempts(world, api, firstServed, { since });
 					const shown = (a) => new Date(shownCalledAt(world, a)).toISOString();
 					const keys = items.map((i) => `${i.phoneNumber}@${i.calledAt}`);
 					assert.equal(new Set(keys).size, keys.length, `reported twice: ${keys}`);
@@ -88,7 +91,11 @@ describe('Call Finished over generated histories', () => {
 						const allowed = l.attempts.filter((a) => a === last || a.status === 'answered');
 						for (const item of mine) {
 							assert.ok(
-								allowed.some((a) => shown(a) === item.calledAt && a.end > api.since),
+								allowed.some(
+									(a) =>
+										shown(a) === item.calledAt &&
+										(a.end > api.since || either.get(l.number).includes(a)),
+								),
 								`${l.number}: ${item.calledAt} is neither answered nor the last`,
 							);
 							assert.ok(!('skippedAttempts' in item));
@@ -118,15 +125,12 @@ describe('Call Finished over generated histories', () => {
 					duplicates: true,
 				}),
 				async (world) => {
-					const { api, items, firstServed, since, meaning } = await run(world);
-					const expected = expectedAttempts(world, api, firstServed, { since, meaning });
+					const { api, items, firstServed, since } = await run(world);
+					const expected = expectedAttempts(world, api, firstServed, { since });
 					const shown = (a) => new Date(shownCalledAt(world, a)).toISOString();
 					for (const l of api.listings) {
 						const last = l.attempts[l.attempts.length - 1];
 						if (!expected.get(l.number).includes(last)) continue;
-						// A record of a number listed twice may be taken for one read for the first time:
-						// its end waits for what calledAt stamps, which such numbers never tell.
-						if (!meaning && undecidable(world, last, since)) continue;
 						assert.ok(
 							items.some((i) => i.phoneNumber === l.number && i.calledAt === shown(last)),
 							`${l.number}: ${shown(last)}`,
@@ -147,12 +151,14 @@ describe('Call Finished over generated histories', () => {
 					duplicates: false,
 				}),
 				async (world) => {
-					const { api, items, served } = await run(world);
+					const { api, items, served, firstServed, since } = await run(world);
+					const allowed = allowedAttempts(world, api, firstServed, { since });
 					const ended = (attempts) => attempts.length > 0 && attempts.at(-1).end !== undefined;
 					for (const l of api.listings) {
 						const after = l.attempts.filter((a) => a.end !== undefined && a.end > api.since);
+						const most = after.length + allowed.get(l.number).length;
 						const mine = items.filter((i) => i.phoneNumber === l.number);
-						assert.ok(mine.length <= after.length, `${l.number}: ${mine.length} > ${after.length}`);
+						assert.ok(mine.length <= most, `${l.number}: ${mine.length} > ${most}`);
 						const reads = served.get(l.index) ?? [];
 						const seenEnding = reads.filter(
 							(read, i) => i > 0 && ended(read) && !ended(reads[i - 1]),

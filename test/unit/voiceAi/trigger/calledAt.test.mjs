@@ -39,21 +39,27 @@ describe('what calledAt stamps, learned from the records', () => {
 		assert.equal(start.meaning, undefined);
 	});
 
-	it('a number pending without calledAt, then called in its first attempt with one: the start', () => {
+	it('a calledAt shown while a call goes on tells nothing by itself (it may move to the end)', () => {
 		const state = {};
 		const before = call('pending', { attempts: 0 }).signature;
+		learnMeaning(state, 'c1', call('calling', { calledAt: T }), T + 30_000, {
+			before,
+			alone: true,
+		});
+		assert.equal(state.meaning, undefined);
+		// Then ended with calledAt moved to its end: that says nothing of the start either.
 		const calling = call('calling', { calledAt: T });
-		learnMeaning(state, 'c1', calling, T + 1000, { before, alone: true });
-		assert.equal(state.meaning, 'start');
-		// A later attempt may show the end of the one before: nothing learned.
-		const retry = {};
-		const second = call('calling', { attempts: 2, calledAt: T });
-		learnMeaning(retry, 'c1', second, T + 1000, { before, alone: true });
-		assert.equal(retry.meaning, undefined);
-		// A number listed twice: the record before may be the other listing's.
-		const twice = {};
-		learnMeaning(twice, 'c1', calling, T + 1000, { before, alone: false });
-		assert.equal(twice.meaning, undefined);
+		learnMeaning(
+			state,
+			'c1',
+			call('answered', { calledAt: T + 60_000, duration: 60 }),
+			T + 125_000,
+			{
+				before: calling.signature,
+				alone: true,
+			},
+		);
+		assert.equal(state.meaning, undefined);
 	});
 
 	it('a call seen being called, then ended with the calledAt it showed, from before that read: the start', () => {
@@ -124,28 +130,72 @@ describe('the first read: did a call end after watching began?', () => {
 	});
 
 	it('waiting attempts: reported once the meaning is the start, dropped when it is the end', () => {
-		const attempt = (n) => ({ campaignId: 'c1', phoneNumber: `+${n}`, signature: n, item: { n } });
+		const attempt = (n, sweep = 0) => ({
+			campaignId: 'c1',
+			phoneNumber: `+${n}`,
+			signature: n,
+			sweep,
+			item: { n },
+		});
+		const none = new Map();
 		const state = {};
 		holdUndecided(state, attempt(1));
 		holdUndecided(state, attempt(2));
-		assert.deepEqual(settleUndecided(state), [], 'kept while not known');
+		assert.deepEqual(settleUndecided(state, none), [], 'kept while not known');
 		assert.equal(state.undecided.length, 2);
 		state.meaning = 'start';
 		assert.deepEqual(
-			settleUndecided(state).map((a) => a.item.n),
+			settleUndecided(state, none).map((a) => a.item.n),
 			[1, 2],
 		);
 		assert.equal(state.undecided, undefined);
 		const ends = { meaning: 'end' };
 		holdUndecided(ends, attempt(3));
-		assert.deepEqual(settleUndecided(ends), []);
+		assert.deepEqual(settleUndecided(ends, none), []);
 		assert.equal(ends.undecided, undefined);
+	});
+
+	it('without the meaning: taken by the start reading once a full read of its campaign after its own told nothing', () => {
+		const state = {};
+		const attempt = (n, campaignId, sweep) => ({
+			campaignId,
+			phoneNumber: `+${n}`,
+			signature: n,
+			sweep,
+			item: { n },
+		});
+		holdUndecided(state, attempt(1, 'c1', 0));
+		holdUndecided(state, attempt(2, 'c1', 1));
+		holdUndecided(state, attempt(3, 'c2', 0));
+		// c1's first read (sweep 0) ended: nothing yet.
+		assert.deepEqual(settleUndecided(state, new Map([['c1', 1]])), []);
+		// Its next full read: the one read in the first.
+		const settled = settleUndecided(state, new Map([['c1', 2]]));
+		assert.deepEqual(
+			settled.map((a) => a.item.n),
+			[1],
+		);
+		assert.deepEqual(
+			state.undecided.map((a) => a.item.n),
+			[2, 3],
+		);
+		// A campaign read for the last time: no read will tell more.
+		assert.deepEqual(
+			settleUndecided(state, new Map([['c2', Infinity]])).map((a) => a.item.n),
+			[3],
+		);
 	});
 
 	it(`at most ${MAX_UNDECIDED} wait: the oldest go`, () => {
 		const state = {};
 		for (let n = 0; n < MAX_UNDECIDED + 3; n++) {
-			holdUndecided(state, { campaignId: 'c1', phoneNumber: `+${n}`, signature: n, item: {} });
+			holdUndecided(state, {
+				campaignId: 'c1',
+				phoneNumber: `+${n}`,
+				signature: n,
+				sweep: 0,
+				item: {},
+			});
 		}
 		assert.equal(state.undecided.length, MAX_UNDECIDED);
 		assert.equal(state.undecided[0].signature, 3);
