@@ -5,6 +5,7 @@ import { listPage } from '../../shared/pagination';
 import { runPoll, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import { CALL_OUTCOMES, readCall } from './callRecords';
+import type { CalledAtState } from './calledAt';
 import { answerMoment } from './calledAt';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
 import { dataPath } from './callSweep';
@@ -103,7 +104,8 @@ async function poll(
 	const watched: Record<string, WatchedCampaign> = {};
 	for (const [id, entry] of Object.entries(previous.watched)) watched[id] = { ...entry };
 	const queue = [...previous.queue];
-	const calledAt = structuredClone(previous.calledAt ?? {});
+	// A copy through JSON: n8n hands static data over as proxies, which structuredClone refuses.
+	const calledAt = JSON.parse(JSON.stringify(previous.calledAt ?? {})) as CalledAtState;
 	const { now, unresolved, state: campaigns } = await campaignsNow(context, previous.campaigns);
 	for (const campaign of [...now.values()].filter(wanted(settings))) {
 		if (!watched[campaign.id]) {

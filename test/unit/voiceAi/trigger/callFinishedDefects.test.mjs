@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
+import { ObservableObject } from 'n8n-workflow';
+
 import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
 import { readCall } from '../../../../nodes/VoiceAi/trigger/callRecords.ts';
@@ -268,5 +270,18 @@ describe('Call Finished: the defects, each once', () => {
 		} finally {
 			Date.now = realNow;
 		}
+	});
+
+	it('state that n8n hands over as a proxy (its static data after a restart) is read and copied', async () => {
+		const rows = [record('+1', 'calling'), record('+2', 'pending', 0)];
+		const respond = campaignsApi({ c1: { status: 'in_progress', records: () => rows } });
+		const w = callWatcher(respond);
+		await w.poll();
+		// As n8n loads a workflow's static data: wrapped in observable proxies.
+		const proxied = ObservableObject.create(JSON.parse(JSON.stringify(w.staticData)));
+		for (const key of Object.keys(w.staticData)) delete w.staticData[key];
+		Object.assign(w.staticData, proxied);
+		rows[0] = record('+1', 'answered');
+		assert.deepEqual(keys((await w.poll()).items), ['+1#1:answered']);
 	});
 });
