@@ -107,7 +107,7 @@ export function reportRecords(
 		if (again) continue;
 		learnMeaning(calledAt.state, watched.campaign.id, call, calledAt.readAt, {
 			before: before?.signature,
-			alone: table.listings(call.phoneNumber) === 1,
+			alone: () => table.listings(call.phoneNumber) === 1,
 		});
 		// A record of a campaign watched since the baseline read for the first time (in its first
 		// read, or later when pages that shifted hid it then): what it shows ended before watching

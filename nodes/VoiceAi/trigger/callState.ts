@@ -263,7 +263,10 @@ export class CallTable {
 
 	/** How many records the table keeps of `phoneNumber` (more than one: listed twice). */
 	listings(phoneNumber: string): number {
-		return [...this.slotsOf(this.keyOf(phoneNumber))].length;
+		let count = 0;
+		const slots = this.slotsOf(this.keyOf(phoneNumber));
+		while (!slots.next().done) count++;
+		return count;
 	}
 
 	/**

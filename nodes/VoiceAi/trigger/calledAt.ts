@@ -67,8 +67,8 @@ export function answerMoment(second: number | undefined): number {
  *   sum is not its end, so calledAt is the end;
  * - a record seen being called at R, read later ended with the calledAt it showed then, before R:
  *   calledAt is not its end (that came after R), so it is the start.
- * The last only of a number listed once (`alone`): the record before (`before`, its signature) is
- * its own. A calledAt shown while a call goes on tells nothing by itself: an API may show the
+ * The last only of a number listed once (`alone`, asked only then): the record before
+ * (`before`, its signature) is its own. A calledAt shown while a call goes on tells nothing by itself: an API may show the
  * start then and the end once the call ended.
  */
 export function learnMeaning(
@@ -76,14 +76,15 @@ export function learnMeaning(
 	campaignId: string,
 	call: CallRead,
 	readAt: number,
-	record: { before?: number; alone: boolean },
+	record: { before?: number; alone: () => boolean },
 ): void {
 	if (state.meaning) return;
 	const key = `${campaignId} ${call.phoneNumber}`;
 	const probes = (state.probes ??= {});
 	const was = record.before === undefined ? undefined : signedAttempt(record.before);
-	const seenCalling = record.alone && was?.calling ? probes[key] : undefined;
-	if (call.status === 'calling' && record.alone) {
+	const alone = (was?.calling || call.status === 'calling') && record.alone();
+	const seenCalling = alone && was?.calling ? probes[key] : undefined;
+	if (call.status === 'calling' && alone) {
 		if (probes[key] === undefined) {
 			for (const [other, [at]] of Object.entries(probes)) {
 				if (readAt - at > PROBE_MS) delete probes[other];

@@ -24,7 +24,7 @@ const call = (status, { attempts = 1, calledAt, duration } = {}) =>
 		...(duration === undefined ? {} : { durationSeconds: duration }),
 	});
 const slack = calledAtSettings.clockSlackMs;
-const alone = { alone: true };
+const alone = { alone: () => true };
 
 describe('what calledAt stamps, learned from the records', () => {
 	it('an ended call whose calledAt + durationSeconds lies after its read: calledAt is the end', () => {
@@ -44,7 +44,7 @@ describe('what calledAt stamps, learned from the records', () => {
 		const before = call('pending', { attempts: 0 }).signature;
 		learnMeaning(state, 'c1', call('calling', { calledAt: T }), T + 30_000, {
 			before,
-			alone: true,
+			alone: () => true,
 		});
 		assert.equal(state.meaning, undefined);
 		// Then ended with calledAt moved to its end: that says nothing of the start either.
@@ -56,7 +56,7 @@ describe('what calledAt stamps, learned from the records', () => {
 			T + 125_000,
 			{
 				before: calling.signature,
-				alone: true,
+				alone: () => true,
 			},
 		);
 		assert.equal(state.meaning, undefined);
@@ -68,7 +68,7 @@ describe('what calledAt stamps, learned from the records', () => {
 		learnMeaning(state, 'c1', calling, T + 30_000, alone);
 		assert.ok(state.probes['c1 +34600000001'], 'the read is kept');
 		const ended = call('answered', { attempts: 2, calledAt: T, duration: 40 });
-		learnMeaning(state, 'c1', ended, T + 90_000, { before: calling.signature, alone: true });
+		learnMeaning(state, 'c1', ended, T + 90_000, { before: calling.signature, alone: () => true });
 		assert.equal(state.meaning, 'start');
 		assert.equal(state.probes, undefined, 'probes go once the meaning is known');
 	});
@@ -80,13 +80,16 @@ describe('what calledAt stamps, learned from the records', () => {
 		learnMeaning(state, 'c1', calling, T + 30_000, alone);
 		const end = T + 70_000;
 		const ended = call('answered', { attempts: 2, calledAt: end, duration: 40 });
-		learnMeaning(state, 'c1', ended, end + 60_000, { before: calling.signature, alone: true });
+		learnMeaning(state, 'c1', ended, end + 60_000, {
+			before: calling.signature,
+			alone: () => true,
+		});
 		assert.equal(state.meaning, undefined);
 		// Seen being called within the clock's slack of its calledAt: too close to tell.
 		const close = {};
 		learnMeaning(close, 'c1', calling, T + slack - 1, alone);
 		const same = call('answered', { attempts: 2, calledAt: T, duration: 40 });
-		learnMeaning(close, 'c1', same, T + 120_000, { before: calling.signature, alone: true });
+		learnMeaning(close, 'c1', same, T + 120_000, { before: calling.signature, alone: () => true });
 		assert.equal(close.meaning, undefined);
 	});
 
