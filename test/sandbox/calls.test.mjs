@@ -24,6 +24,21 @@ import { sandboxFor, sandboxWithClient } from '../support/sandboxApi.mjs';
 const ENDED = ['answered', 'no_answer', 'busy', 'failed'];
 const records = (sandbox, campaign) => sandbox.state.campaignData.get(campaign.id);
 
+/**
+ * A call campaign of 10 numbers, all dialed at the first step, and its data as the sandbox serves
+ * it when calledAt stamps the start or the end (`served(stamps)`).
+ */
+async function stampedCampaign(t) {
+	const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
+	const campaign = sandbox.startCallCampaign({ numbers: 10, lines: 10 });
+	const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
+	const served = async (stamps) => {
+		sandbox.setOptions({ calledAtStamps: stamps });
+		return (await api.get(path)).body.items;
+	};
+	return { sandbox, campaign, served };
+}
+
 describe('sandbox: call campaigns', () => {
 	test('numbers are called a few lines at a time, end as scripted, some retried, until the campaign completes', async (t) => {
 		const sandbox = await sandboxFor(t, { rateLimitPerMinute: 0 });
@@ -152,13 +167,7 @@ describe('sandbox: call campaigns', () => {
 	});
 
 	test('calledAtStamps: the start (kept through the call) or the end (moved when the call ends)', async (t) => {
-		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
-		const campaign = sandbox.startCallCampaign({ numbers: 10, lines: 10 });
-		const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
-		const served = async (stamps) => {
-			sandbox.setOptions({ calledAtStamps: stamps });
-			return (await api.get(path)).body.items;
-		};
+		const { sandbox, campaign, served } = await stampedCampaign(t);
 		// A number whose first attempt is retried (the sandbox's scripts, seed 1).
 		const i = records(sandbox, campaign).findIndex(
 			(_, n) => callScript(1, campaign.id, n).length > 1,
@@ -193,13 +202,7 @@ describe('sandbox: call campaigns', () => {
 	});
 
 	test('calledAtStamps: an answered call seen calling, then ended: at the end its calledAt moved to the end, at the start it did not; the truth goes by the real end either way', async (t) => {
-		const { sandbox, api } = await sandboxWithClient(t, { rateLimitPerMinute: 0 });
-		const campaign = sandbox.startCallCampaign({ numbers: 10, lines: 10 });
-		const path = `/api/v1/voice/campaigns/${campaign.id}/data`;
-		const served = async (stamps) => {
-			sandbox.setOptions({ calledAtStamps: stamps });
-			return (await api.get(path)).body.items;
-		};
+		const { sandbox, campaign, served } = await stampedCampaign(t);
 		// A number whose first attempt is answered: it talks, so its start and its end differ.
 		const i = records(sandbox, campaign).findIndex(
 			(_, n) => callScript(1, campaign.id, n)[0].outcome === 'answered',
