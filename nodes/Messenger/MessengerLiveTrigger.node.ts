@@ -32,7 +32,7 @@ export class MessengerLiveTrigger implements INodeType {
 		credentials: [{ name: 'voiceMessagingApi', required: true }],
 		properties: [
 			{
-				displayName: `Reads the chats you name without waiting for Poll Times: a chat in conversation every ${seconds(LIVE_SCHEDULE.activeGapMs)} s, quiet chats in turn, all within the credential's Live Trigger Requests per Minute (shared by every live trigger on it). Messenger Trigger's Message Received reads once a minute for fewer requests.`,
+				displayName: `Reads the chats you name without waiting for Poll Times: chats in conversation as often as every ${seconds(LIVE_SCHEDULE.activeGapMs)} s, quiet chats in turn, all within the credential's Live Trigger Requests per Minute (shared by every live trigger on it). Messenger Trigger's Message Received reads once a minute for fewer requests.`,
 				name: 'liveNotice',
 				type: 'notice',
 				default: '',

@@ -85,9 +85,14 @@ export class PollClock {
 	private readonly minRoomMs: number;
 	private slowestMs = 0;
 
+	/**
+	 * `stopSignal`: ends the poll's reading early (a live trigger stopped): its requests and retry
+	 * waits are cut short.
+	 */
 	constructor(
 		readonly budgetMs: number,
 		private readonly now: () => number = Date.now,
+		readonly stopSignal?: AbortSignal,
 	) {
 		this.startedAt = now();
 		// Whole milliseconds: a request's time limit is what is left (AbortSignal.timeout takes no fraction).

@@ -14,7 +14,7 @@ import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
 import { describeFailure, requestFailedError } from './errors';
 import { MultipartBody } from './multipart';
-import { requestBudgetOf, settleRequestSlot, waitForRequestSlot } from './pacing';
+import { abortableSleep, requestBudgetOf, settleRequestSlot, waitForRequestSlot } from './pacing';
 import type { PollClock } from './pollClock';
 import { pollClockOf } from './pollClock';
 import { retryAfterMs } from './rateLimitHints';
@@ -55,7 +55,12 @@ export function attemptLimits(clock: PollClock | undefined): {
 } {
 	if (!clock) return { timeout: retrySettings.requestTimeoutMs };
 	const left = Math.max(1, Math.min(retrySettings.requestTimeoutMs, clock.remainingMs()));
-	return { timeout: left, abortSignal: AbortSignal.timeout(left) };
+	const timeUp = AbortSignal.timeout(left);
+	const { stopSignal } = clock;
+	return {
+		timeout: left,
+		abortSignal: stopSignal ? AbortSignal.any([timeUp, stopSignal]) : timeUp,
+	};
 }
 
 /**
@@ -251,7 +256,8 @@ export async function apiRequest(
 		if (delay < 0 || (clock && !clock.hasRoom(delay))) {
 			throw requestFailedError(this.getNode(), failure, where, options.errorContext);
 		}
-		await sleep(delay);
+		if (clock?.stopSignal) await abortableSleep(delay, clock.stopSignal).catch(() => undefined);
+		else await sleep(delay);
 	}
 }
 

@@ -17,6 +17,7 @@ import {
 } from '../../nodes/Messenger/actions/message/media.ts';
 import { DEFAULT_LABELS } from '../../nodes/Messenger/sendAndWait/properties.ts';
 import { DEFAULT_MAX_FILE_SIZE_MIB } from '../../nodes/shared/download.ts';
+import { ChatSchedule, LIVE_SCHEDULE } from '../../nodes/Messenger/trigger/liveSchedule.ts';
 import { MAX_REDIRECTS } from '../../nodes/shared/fileTransport.ts';
 import { MAX_FILE_SIZE_LIMIT_MIB } from '../../nodes/shared/mediaFiles.ts';
 import { ADAPTIVE_RULE } from '../../nodes/shared/pacing.ts';
@@ -252,6 +253,26 @@ describe('Call Finished as docs/triggers.md tells it, held to the code', () => {
 		assert.ok(text.includes(`Times within ${calledAtSettings.clockSlackMs / 1000} s`));
 		assert.ok(
 			text.includes(`(${MAX_UNDECIDED.toLocaleString('en-US')} at most, the oldest dropped)`),
+		);
+	});
+});
+
+describe('The Messenger Live Trigger as docs/triggers.md tells it, held to the code', () => {
+	it("the schedule's numbers, and its example worked out by the schedule", () => {
+		const text = section(TRIGGERS_DOC, 'Messenger Trigger').replace(/\s+/g, ' ');
+		const s = (ms) => `${ms / 1000} s`;
+		assert.ok(text.includes(`changed in the last ${s(LIVE_SCHEDULE.activeSpanMs)}`));
+		assert.ok(text.includes(`read ${LIVE_SCHEDULE.quietRatio} times less often`));
+		assert.ok(text.includes(`at most every ${s(LIVE_SCHEDULE.activeGapMs)}`));
+		assert.ok(text.includes(`a quiet one every ${s(LIVE_SCHEDULE.quietGapMs.min)})`));
+		assert.ok(text.includes(`at least every ${s(LIVE_SCHEDULE.quietGapMs.max)}`));
+		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		for (const key of keys.slice(0, 10)) schedule.read(key, 0, true);
+		const [active, quiet] = ['c0', 'c19'].map((key) => Math.round(schedule.gapMs(key, 1) / 1000));
+		assert.ok(
+			text.includes(`a chat in conversation every ${active} s, a quiet one every ${quiet} s`),
+			`${active} s / ${quiet} s`,
 		);
 	});
 });

@@ -2,38 +2,22 @@ import { pacingSettings } from '../../shared/pacing';
 
 /**
  * When the Messenger Live Trigger reads each watched chat (docs/triggers.md states these numbers;
- * tests shorten them). A chat whose history just changed (the customer wrote or the workflow
- * answered) is read every few seconds; the longer it stays the same, the less often it is read
- * (a share of the time since it changed), down to a quiet chat's pace, so that the quiet chats of
- * one trigger together take at most `quietShare` of the budget.
+ * tests shorten them). A chat whose history changed lately (the customer wrote or the workflow
+ * answered) is in conversation: the next message is likeliest there. The budget is shared so that
+ * it is spent evenly: a chat in conversation is read `quietRatio` times as often as a quiet one,
+ * and together they take the trigger's requests a minute, no more; with few chats the gaps stop
+ * at their bounds and part of the budget is left unspent.
  */
 export const LIVE_SCHEDULE = {
-	/** A chat that just changed is read this often. */
+	/** A chat in conversation is read at most this often. */
 	activeGapMs: 3_000,
-	/** Past that, a chat is read again after this share of the time since it last changed. */
-	sinceChangeShare: 0.25,
-	/**
-	 * No chat is read more often than this share of the time it takes to read every chat once
-	 * within the budget: with many chats the busy ones do not take the quiet ones' turns.
-	 */
-	busyFloorShare: 0.5,
-	/** A quiet chat is read at least this often, and at most this often. */
+	/** A chat whose history changed within this long is in conversation. */
+	activeSpanMs: 30_000,
+	/** A quiet chat's gap, over a chat in conversation's, while the budget is what limits them. */
+	quietRatio: 1.5,
+	/** A quiet chat is read at most this often, and at least this often while the budget allows. */
 	quietGapMs: { min: 10_000, max: 60_000 },
-	/** Share of the budget the quiet chats of one trigger may take together. */
-	quietShare: 1,
 };
-
-/**
- * Milliseconds between two reads of a quiet chat, for `chats` watched within `perMinute` requests
- * (a minute: the API's window, which benchmarks shorten).
- */
-export function quietGapMs(chats: number, perMinute: number): number {
-	const minute = pacingSettings.windowMs;
-	const spread = (chats * minute) / (Math.max(1, perMinute) * LIVE_SCHEDULE.quietShare);
-	return Math.round(
-		Math.min(LIVE_SCHEDULE.quietGapMs.max, Math.max(LIVE_SCHEDULE.quietGapMs.min, spread)),
-	);
-}
 
 /**
  * When each watched chat is due. The loop reads the chat due earliest (in the order the chats are
@@ -44,16 +28,15 @@ export class ChatSchedule {
 	private readonly due = new Map<string, number>();
 	private readonly changedAt = new Map<string, number>();
 
-	/** Every chat is due at `now`: the first reads catch up with what came while n8n was not reading. */
 	/**
-	 * `quietMs`: a quiet chat's gap; `roundMs`: the time it takes to read every chat once within
-	 * the budget.
+	 * Every chat is due at `now`: the first reads catch up with what came while n8n was not
+	 * reading. `perMinute`: the reads a minute this trigger's chats share (a function: other live
+	 * triggers on the same budget may start or stop).
 	 */
 	constructor(
 		keys: string[],
 		now: number,
-		private readonly quietMs: number,
-		private readonly roundMs = 0,
+		private readonly perMinute: () => number,
 	) {
 		for (const key of keys) this.due.set(key, now);
 	}
@@ -65,13 +48,26 @@ export class ChatSchedule {
 		return next;
 	}
 
-	/** How long after a read at `now` a chat is read again: soon after it changed, then ever less often. */
-	gapMs(key: string, now: number): number {
+	/** Whether the chat is in conversation at `now`. */
+	private active(key: string, now: number): boolean {
 		const changed = this.changedAt.get(key);
-		if (changed === undefined) return this.quietMs;
-		const share = (now - changed) * LIVE_SCHEDULE.sinceChangeShare;
-		const floor = Math.max(LIVE_SCHEDULE.activeGapMs, this.roundMs * LIVE_SCHEDULE.busyFloorShare);
-		return Math.min(this.quietMs, Math.max(floor, share));
+		return changed !== undefined && now - changed < LIVE_SCHEDULE.activeSpanMs;
+	}
+
+	/**
+	 * How long after a read at `now` a chat is read again. The gap of a chat in conversation is
+	 * the one at which every chat's reads (a quiet chat's `quietRatio` times further apart) fill
+	 * the budget: `(in conversation + quiet / quietRatio) × minute / perMinute`.
+	 */
+	gapMs(key: string, now: number): number {
+		const { activeGapMs, quietRatio, quietGapMs } = LIVE_SCHEDULE;
+		let active = 0;
+		for (const chat of this.due.keys()) if (this.active(chat, now)) active++;
+		const quiet = this.due.size - active;
+		const minute = pacingSettings.windowMs;
+		const unit = ((active + quiet / quietRatio) * minute) / Math.max(1, this.perMinute());
+		if (this.active(key, now)) return Math.round(Math.max(activeGapMs, unit));
+		return Math.round(Math.min(quietGapMs.max, Math.max(quietGapMs.min, unit * quietRatio)));
 	}
 
 	/** A chat was read at `now` (`changed`: its history had something new): when it is due again. */

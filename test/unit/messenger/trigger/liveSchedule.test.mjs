@@ -2,38 +2,61 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import {
-	ChatSchedule,
-	LIVE_SCHEDULE,
-	quietGapMs,
-} from '../../../../nodes/Messenger/trigger/liveSchedule.ts';
+import { ChatSchedule, LIVE_SCHEDULE } from '../../../../nodes/Messenger/trigger/liveSchedule.ts';
+
+const MINUTE = 60_000;
+
+/** Reads a minute that the chats' gaps at `now` come to. */
+function readsPerMinute(schedule, keys, now) {
+	return keys.reduce((sum, key) => sum + MINUTE / schedule.gapMs(key, now), 0);
+}
 
 describe('Messenger Live Trigger schedule', () => {
-	it('a quiet chat’s gap spreads the budget over the chats, within its bounds', () => {
-		assert.equal(quietGapMs(20, 60), 20_000 / LIVE_SCHEDULE.quietShare);
-		assert.equal(quietGapMs(1, 60), LIVE_SCHEDULE.quietGapMs.min);
-		assert.equal(quietGapMs(50, 10), LIVE_SCHEDULE.quietGapMs.max);
-	});
-
 	it('every chat is due at the start, in the order listed', () => {
-		const schedule = new ChatSchedule(['a', 'b'], 1000, 20_000);
+		const schedule = new ChatSchedule(['a', 'b'], 1000, () => 60);
 		assert.deepEqual(schedule.next(), { key: 'a', at: 1000 });
 		schedule.read('a', 1000);
 		assert.deepEqual(schedule.next(), { key: 'b', at: 1000 });
 	});
 
-	it('after a change every few seconds, then ever less often; never faster than half a round', () => {
-		const schedule = new ChatSchedule(['a', 'b'], 0, 20_000);
-		schedule.read('b', 0);
+	it('with many chats, those in conversation are read more often and together they fill the budget, no more', () => {
+		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		// Ten chats changed just now, ten are quiet.
+		for (const key of keys.slice(0, 10)) schedule.read(key, 0, true);
+		for (const key of keys.slice(10)) schedule.read(key, 0);
+		const active = schedule.gapMs('c0', 1);
+		const quiet = schedule.gapMs('c19', 1);
+		assert.ok(Math.abs(quiet / active - LIVE_SCHEDULE.quietRatio) < 0.01, `${quiet} / ${active}`);
+		assert.ok(Math.abs(readsPerMinute(schedule, keys, 1) - 60) < 0.5);
+		// Half the budget (another live trigger on it): every gap twice as long.
+		const halved = new ChatSchedule(keys, 0, () => 30);
+		for (const key of keys.slice(0, 10)) halved.read(key, 0, true);
+		assert.ok(Math.abs(readsPerMinute(halved, keys, 1) - 30) < 0.5);
+	});
+
+	it('a chat is in conversation for a while after it changed, then quiet again', () => {
+		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		schedule.read('c0', 0, true);
+		const span = LIVE_SCHEDULE.activeSpanMs;
+		assert.ok(schedule.gapMs('c0', span - 1) < schedule.gapMs('c1', span - 1));
+		assert.equal(schedule.gapMs('c0', span), schedule.gapMs('c1', span));
+	});
+
+	it('with few chats, the gaps stop at their bounds and the budget is not spent', () => {
+		const schedule = new ChatSchedule(['a', 'b'], 0, () => 60);
 		schedule.read('a', 0, true);
+		schedule.read('b', 0);
+		assert.equal(schedule.gapMs('a', 1), LIVE_SCHEDULE.activeGapMs);
+		assert.equal(schedule.gapMs('b', 1), LIVE_SCHEDULE.quietGapMs.min);
 		assert.deepEqual(schedule.next(), { key: 'a', at: LIVE_SCHEDULE.activeGapMs });
-		schedule.read('a', 40_000);
-		assert.equal(schedule.next().key, 'b');
-		assert.equal(schedule.gapMs('a', 40_000), 40_000 * LIVE_SCHEDULE.sinceChangeShare);
-		assert.equal(schedule.gapMs('a', 400_000), 20_000);
-		assert.equal(schedule.gapMs('b', 1), 20_000, 'never changed: quiet');
-		const many = new ChatSchedule(['a'], 0, 20_000, 20_000);
-		many.read('a', 0, true);
-		assert.equal(many.gapMs('a', 0), 20_000 * LIVE_SCHEDULE.busyFloorShare);
+		// Many chats on a small budget: a quiet chat's gap stops at its longest.
+		const many = new ChatSchedule(
+			Array.from({ length: 50 }, (_, index) => `c${index}`),
+			0,
+			() => 10,
+		);
+		assert.equal(many.gapMs('c0', 0), LIVE_SCHEDULE.quietGapMs.max);
 	});
 });

@@ -104,6 +104,33 @@ describe('Messenger Live Trigger', () => {
 		assert.equal(t.emitted.length, 0);
 	});
 
+	it('deactivated while a read waits for a slow API: the read is cut short, closeFunction does not wait for it', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		let hanging = false;
+		const slowHttp = async (type, options) => {
+			if (api.historyCalls('cht_a') >= 1) {
+				// The loop's read (after activation's): answers only after 10 s, as a stalled API would.
+				hanging = true;
+				await new Promise((resolve, reject) => {
+					const timer = setTimeout(resolve, 10_000);
+					options.abortSignal?.addEventListener('abort', () => {
+						clearTimeout(timer);
+						reject(Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }));
+					});
+				});
+			}
+			return await api.http(type, options);
+		};
+		const t = await activate({ ...api, http: slowHttp }, { chats: 'cht_a' });
+		await until(() => hanging);
+		const started = Date.now();
+		await t.stop();
+		const took = Date.now() - started;
+		assert.ok(took < 2_000, `closeFunction took ${took} ms (the read under way had 10 s to go)`);
+		assert.equal(t.emitted.length, 0);
+	});
+
 	it('a restart (deactivate, activate with the saved state) repeats nothing and loses nothing', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 1));
@@ -150,7 +177,7 @@ describe('Messenger Live Trigger', () => {
 	});
 
 	it('a chat in conversation is read more often than a quiet one', async () => {
-		Object.assign(LIVE_SCHEDULE, { quietGapMs: { min: 100, max: 200 }, sinceChangeShare: 0.1 });
+		Object.assign(LIVE_SCHEDULE, { quietGapMs: { min: 100, max: 200 }, activeSpanMs: 1_000 });
 		pacingSettings.windowMs = 300;
 		const api = fakeApi();
 		api.add('cht_busy', message('cht_busy', 1));
