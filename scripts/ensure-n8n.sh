@@ -6,24 +6,16 @@
 # Usage: scripts/ensure-n8n.sh [n8n-version]
 set -euo pipefail
 N8N_VERSION="${1:-${N8N_VERSION:-2.41.1}}"
-CACHE="${VOICE_MESSAGING_CACHE:-$HOME/.cache/n8n-nodes-voice-messaging}"
-mkdir -p "$CACHE"
-
 scripts="$(cd "$(dirname "$0")" && pwd)"
+source "$scripts/cache-folder.sh"
+
 if [[ "$N8N_VERSION" == 1.* ]]; then node_major=22; else node_major=24; fi
 node_bin="$(bash "$scripts/ensure-node.sh" "$node_major" | tail -n 1)"
 
 # Native modules are built for one Node: an install built under another Node has a folder of its own.
 n8n_dir="$CACHE/n8n-$N8N_VERSION"
 if [ "$node_major" != 24 ]; then n8n_dir="$n8n_dir-node$node_major"; fi
-if [ ! -f "$n8n_dir/.complete" ]; then
-  # Test lanes (or two checkouts) started at once may both get here: one installs, the others wait
-  # for it on this lock (no time limit: a first install takes minutes) and then find it complete.
-  exec 9>"$n8n_dir.lock"
-  flock 9
-fi
-if [ ! -f "$n8n_dir/.complete" ]; then
-  rm -rf "$n8n_dir" && mkdir -p "$n8n_dir"
+if cache_fill_needed "$n8n_dir"; then
   if [[ "$N8N_VERSION" == 1.* ]]; then
     # One of 1.x's dependencies points at a download address outside the npm registry.
     printf '{ "name": "n8n-host", "private": true, "overrides": { "xlsx": "0.18.5" } }\n' > "$n8n_dir/package.json"
@@ -38,7 +30,7 @@ if [ ! -f "$n8n_dir/.complete" ]; then
     npm install --ignore-scripts --no-audit --no-fund --loglevel=http "n8n@$N8N_VERSION")
   (cd "$n8n_dir" && PATH="$node_bin:$PATH" node "$scripts/progress.mjs" \
     "building n8n $N8N_VERSION's native modules (sqlite3, isolated-vm) for Node $node_major" -- npm rebuild sqlite3 isolated-vm)
-  touch "$n8n_dir/.complete"
+  cache_filled "$n8n_dir"
 fi
 echo "$node_bin"
 echo "$n8n_dir"
