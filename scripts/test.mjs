@@ -218,6 +218,7 @@ function slowFirst(files) {
 const INSTALLS = [
 	{ script: 'ensure-chromium.sh', needed: (suite, text) => /chromium|editorPage/i.test(text) },
 	{ script: 'ensure-verdaccio.sh', needed: (suite, text) => /tools\/registry\.mjs/.test(text) },
+	{ script: 'ensure-scanner.sh', needed: (suite, text) => /scripts\/scan-package\.mjs/.test(text) },
 	{ script: 'ensure-queue-services.sh', needed: (suite) => suite === 'queue' },
 ];
 

@@ -180,4 +180,32 @@ describe('the installers, twice at once from an empty cache', () => {
 		assert.match(stubLog()[0], /--prefix \S+node-22\.\S+\.tmp .*node-linux-\w+@22\./);
 		assert.match(stubLog()[1], / n8n@1\.123\.81$/);
 	});
+
+	it('ensure-scanner.sh: both get the scanner installed once, and again when a pinned version changes', async () => {
+		rmSync(join(root, 'stub.log'), { force: true });
+		const runs = await twiceAtOnce('ensure-scanner.sh');
+		for (const { code, stderr } of runs) assert.equal(code, 0, stderr);
+		const dir = join(root, 'cache', 'scan-community-package-0.32.0');
+		assert.deepEqual(
+			runs.map(({ stdout }) => stdout.trim().split('\n').pop()),
+			[dir, dir],
+		);
+		assert.equal(stubLog().length, 1, stubLog().join('\n'));
+		assert.match(
+			stubLog()[0],
+			/^npm install .*--save-exact @n8n\/scan-community-package@0\.32\.0 typescript@5\.9\.3 n8n-workflow@2\.41\.0$/,
+		);
+		// The versions not in the folder's name are in its .complete stamp: another fills it again.
+		const again = spawnSync(join(bin(), 'bash'), [join(scripts, 'ensure-scanner.sh')], {
+			env: { ...env, SCANNER_N8N_WORKFLOW_VERSION: '2.42.0' },
+			encoding: 'utf8',
+		});
+		assert.equal(again.status, 0, again.stderr);
+		assert.equal(stubLog().length, 2, stubLog().join('\n'));
+		assert.match(stubLog()[1], / n8n-workflow@2\.42\.0$/);
+		assert.equal(
+			readFileSync(join(dir, '.complete'), 'utf8'),
+			'typescript 5.9.3, n8n-workflow 2.42.0',
+		);
+	});
 });
