@@ -21,6 +21,7 @@ import { measureCallResults } from './callResults.mjs';
 import { FAIR_SHARE_2518AEC, measureCallFinishedBusy } from './callFinishedBusy.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureLiveConversations } from './liveConversations.mjs';
+import { measureLiveConversationsInN8n } from './liveConversationsN8n.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSlowPolls } from './slowPolls.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
@@ -30,6 +31,14 @@ import { measureUploadMemoryInN8n } from './uploadMemoryN8n.mjs';
 
 const rows = [];
 const add = (name, value, goal, note = '') => rows.push({ name, value: String(value), goal, note });
+
+// `npm run bench -- --only-n8n-live`: the Messenger Live Trigger's real-n8n rows alone (about 25
+// minutes), to measure again quickly after a change to its scheduling.
+if (process.argv.includes('--only-n8n-live')) {
+	await addLiveN8nRows();
+	printTable();
+	process.exit(0);
+}
 
 // First, while the process is fresh: RSS counts everything the process ever grew to.
 const upload = await measureUploadMemory();
@@ -46,7 +55,10 @@ add(
 	'whole process, after a warm-up upload of the same size (whose freed memory it reuses)',
 );
 
-/** Whether the real-n8n rows of `what` are left out: --skip-n8n (all), --skip-n8n-upload, --skip-n8n-download. */
+/**
+ * Whether the real-n8n rows of `what` are left out: --skip-n8n (all), --skip-n8n-upload,
+ * --skip-n8n-download, --skip-n8n-live.
+ */
 const skipN8n = (what) =>
 	process.argv.includes('--skip-n8n') || process.argv.includes(`--skip-n8n-${what}`);
 const mb = (bytes) => `${bytes < 0 ? '−' : '+'}${(Math.abs(bytes) / 1e6).toFixed(0)} MB`;
@@ -159,6 +171,29 @@ for (const chats of [5, 20, 50]) {
 	);
 }
 
+// The same customers in a real n8n, in real time: 2.41.1 and 1.123.81, about 25 minutes.
+if (!skipN8n('live')) await addLiveN8nRows();
+
+/** The Messenger Live Trigger's rows measured in a real n8n (liveConversationsN8n.mjs). */
+async function addLiveN8nRows() {
+	for (const live of await measureLiveConversationsInN8n()) {
+		const seconds = ({ p50, p95 }) => `${p50.toFixed(1)} / ${p95.toFixed(1)}`;
+		const label = `Messenger Live Trigger, real n8n ${live.version}, ${live.chats} chats in conversation`;
+		add(
+			`${label}: follow-ups, message → execution start p50 / p95 (s)`,
+			seconds(live.followUp),
+			live.chats === 20 ? '<= 10 / 20' : '',
+			`${live.followUp.n} follow-ups; ${live.readsPerMinute.toFixed(1)} chat reads a minute (at most ${live.mostReadsInAMinute} in any minute; budget 60), ${live.requestsPerMinute.toFixed(1)} requests a minute with the answers, ${live.refused} × 429; ${live.written} messages, lost ${live.lost}, doubled ${live.doubled}; ${live.executions} executions, ${live.failed} failed${live.unreadAtStart ? `; ${live.unreadAtStart} chats not yet read when the customers started` : ''}${live.readsAfterDeactivation ? `; ${live.readsAfterDeactivation} reads after deactivation` : ''}; ${live.minutes} minutes of conversation, real time`,
+		);
+		add(
+			`${label}: first messages, message → execution start p50 / p95 (s)`,
+			seconds(live.first),
+			live.chats === 20 ? '<= 15 / –' : '',
+			`${live.first.n} first messages`,
+		);
+	}
+}
+
 for (const { numbers, trigger: calls, everyPage } of await measureCallResults()) {
 	const label = `Call Finished, a running campaign of ${numbers.toLocaleString('en-US')} numbers (5 % ending a minute)`;
 	add(
@@ -246,17 +281,22 @@ add(
 );
 add('Runtime dependencies', facts.dependencies, '0', 'peer: n8n-workflow only');
 
-const width = Math.max(...rows.map((r) => r.name.length));
-const valueWidth = Math.max(5, ...rows.map((r) => r.value.length));
-process.stdout.write(
-	`machine: ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n\n`,
-);
-process.stdout.write(
-	`| ${'measure'.padEnd(width)} | ${'value'.padEnd(valueWidth)} | goal  | compared with |\n`,
-);
-process.stdout.write(`|${'-'.repeat(width + 2)}|${'-'.repeat(valueWidth + 2)}|-------|---|\n`);
-for (const row of rows) {
+printTable();
+
+/** Prints the machine and the rows as a Markdown table. */
+function printTable() {
+	const width = Math.max(...rows.map((r) => r.name.length));
+	const valueWidth = Math.max(5, ...rows.map((r) => r.value.length));
 	process.stdout.write(
-		`| ${row.name.padEnd(width)} | ${row.value.padEnd(valueWidth)} | ${row.goal.padEnd(5)} | ${row.note} |\n`,
+		`machine: ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n\n`,
 	);
+	process.stdout.write(
+		`| ${'measure'.padEnd(width)} | ${'value'.padEnd(valueWidth)} | goal  | compared with |\n`,
+	);
+	process.stdout.write(`|${'-'.repeat(width + 2)}|${'-'.repeat(valueWidth + 2)}|-------|---|\n`);
+	for (const row of rows) {
+		process.stdout.write(
+			`| ${row.name.padEnd(width)} | ${row.value.padEnd(valueWidth)} | ${row.goal.padEnd(5)} | ${row.note} |\n`,
+		);
+	}
 }
