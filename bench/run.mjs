@@ -22,6 +22,7 @@ import { FAIR_SHARE_2518AEC, measureCallFinishedBusy } from './callFinishedBusy.
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { measureLiveConversations } from './liveConversations.mjs';
 import { measureLiveConversationsInN8n } from './liveConversationsN8n.mjs';
+import { measureLiveCycles } from './liveCycles.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
 import { measureSlowPolls } from './slowPolls.mjs';
 import { measureSustainedRate } from './sustainedRate.mjs';
@@ -170,6 +171,15 @@ for (const chats of [5, 20, 50]) {
 		`${live.first.n} first messages`,
 	);
 }
+
+// Messenger Live Trigger activated and deactivated 200 times (in process, about 10 s).
+const cycles = await measureLiveCycles();
+add(
+	`Messenger Live Trigger, ${cycles.cycles} activations and deactivations: triggers left in memory after a full GC`,
+	cycles.retained,
+	'0',
+	`requests sent after closeFunction resolved: ${cycles.afterStop} (goal 0); heap ${(cycles.bytesPerCycle / 1000).toFixed(1)} kB a cycle after warming up (the sandbox's own messages, about 3.5 kB, included); ${cycles.handedOver} messages handed over`,
+);
 
 // The same customers in a real n8n, in real time: 2.41.1 and 1.123.81, about 25 minutes.
 if (!skipN8n('live')) await addLiveN8nRows();
