@@ -11,7 +11,10 @@
 // - tokenExpiry.mjs: tokens revoked and expiring while both workers are busy: every item
 //   succeeds, and the token requests stay within the token endpoint's 10 a minute;
 // - callFinished.mjs: Call Finished on a campaign whose calls land while the other parts run:
-//   each attempt that ends after activation fires once, retries included.
+//   each attempt that ends after activation fires once, retries included;
+// - liveTrigger.mjs: the Messenger Live Trigger (trigger(), not polls) runs on the main instance
+//   alone, each customer message starts one execution that a worker runs, answered once, within
+//   seconds; deactivated, it reads nothing more.
 //
 // The parts are modules registered here, in one process, so that they share the one cluster;
 // --test-name-pattern runs one of them (the trigger tests need both of theirs).
@@ -20,6 +23,7 @@ import { describe } from 'node:test';
 import { callsFiredOnceTests, callsLandTests } from './callFinished.mjs';
 import { useQueueCluster } from './cluster.mjs';
 import { fanOutTests } from './fanOut.mjs';
+import { liveTriggerTests } from './liveTrigger.mjs';
 import { sharedLimitTests } from './sharedLimit.mjs';
 import { tokenExpiryTests } from './tokenExpiry.mjs';
 import { triggerBaselineTests, triggersRanOnceTests } from './triggers.mjs';
@@ -29,13 +33,17 @@ describe(
 	{ timeout: 25 * 60_000 },
 	() => {
 		const q = useQueueCluster();
-		// In this order: the triggers' next ticks come while the workers fan out; the trigger
-		// tests end before the shared-limit test fills the API's window (see triggers.mjs), and
-		// the token test has the token endpoint's minute to itself. The calls land in the
-		// background from the baseline on, and are checked last, when they have had the longest.
+		// In this order: the triggers' next ticks come while the workers fan out, and while the
+		// live trigger runs (its sandbox is its own, so its reads count in no other part's window;
+		// the ticks' polls and executions it leaves alone: triggers.mjs waits for whatever ticks
+		// passed); the trigger tests end before the shared-limit test fills the API's window (see
+		// triggers.mjs), and the token test has the token endpoint's minute to itself. The calls
+		// land in the background from the baseline on, and are checked last, when they have had
+		// the longest.
 		triggerBaselineTests(q);
 		callsLandTests(q);
 		fanOutTests(q);
+		liveTriggerTests(q);
 		triggersRanOnceTests(q);
 		sharedLimitTests(q);
 		tokenExpiryTests(q);

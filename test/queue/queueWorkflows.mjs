@@ -1,6 +1,7 @@
 // What the queue-mode cluster runs: the API clients each part of the suite uses (each its own,
 // so the sandbox log tells them apart), and the workflows published on the main instance: two
-// webhook workflows the workers run, and the two polling triggers the main instance runs.
+// webhook workflows the workers run, and the two polling triggers the main instance runs; and the
+// Messenger Live Trigger's workflow, which its part creates and activates itself (liveTrigger.mjs).
 import { randomUUID } from 'node:crypto';
 
 import { DEMO_CLIENTS } from '../../sandbox/server.mjs';
@@ -40,6 +41,16 @@ export const CALLS = {
 	client: DEMO_CLIENTS.voiceOnly,
 };
 
+/**
+ * The Messenger Live Trigger: its own sandbox (liveTrigger.mjs), so that its reads, up to the
+ * credential's Live Trigger Requests per Minute (60 at the defaults kept here), count neither in
+ * the shared sandbox's window nor against its token endpoint.
+ */
+export const LIVE = {
+	credential: { name: 'Queue live trigger (messenger client, own sandbox)' },
+	client: DEMO_CLIENTS.messengerOnly,
+};
+
 export const FANOUT_WORKFLOW = 'queueFanOut0001';
 export const RATE_WORKFLOW = 'queueRateLimit1';
 export const TRIGGER_WORKFLOW = 'queueTrigger001';
@@ -47,6 +58,11 @@ export const TRIGGER_NODE = 'Voice AI Trigger';
 export const MESSENGER_TRIGGER_WORKFLOW = 'queueMsgTrigger';
 export const MESSENGER_TRIGGER_NODE = 'Messenger Trigger';
 export const CALLS_WORKFLOW = 'queueCallsDone1';
+export const LIVE_WORKFLOW = 'queueLiveTrig01';
+export const LIVE_TRIGGER_NODE = 'Customer wrote';
+export const LIVE_ANSWER_NODE = 'Answer in the chat';
+/** The caption of the answer to a message: names the message, so that each answer is counted. */
+export const answerCaption = (messageId) => `Answer to ${messageId}`;
 
 const credentialRef = ({ credential }) => ({
 	voiceMessagingApi: { id: credential.id, name: credential.name },
@@ -166,3 +182,55 @@ export const triggerWorkflows = (cronSecond, message, callCampaign) => [
 		cronSecond,
 	}),
 ];
+
+/**
+ * The Messenger Live Trigger watching `chatIds` (Message Received from the customer), then Send
+ * Media by URL answering in the chat of each message, both on the credential `credential` (its
+ * id as n8n gave it).
+ * @param {string[]} chatIds @param {{ id: string, name: string }} credential
+ */
+export const liveWorkflow = (chatIds, credential) => {
+	const credentials = { voiceMessagingApi: { id: credential.id, name: credential.name } };
+	return {
+		id: LIVE_WORKFLOW,
+		name: 'Queue live trigger answering in the chat',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: randomUUID(),
+				name: LIVE_TRIGGER_NODE,
+				type: `${PACKAGE_NAME}.messengerLiveTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					event: 'messageReceived',
+					chats: chatIds.join(', '),
+					direction: 'inbound',
+					messageTypes: [],
+				},
+				credentials,
+			},
+			{
+				id: randomUUID(),
+				name: LIVE_ANSWER_NODE,
+				type: `${PACKAGE_NAME}.messenger`,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendMedia',
+					chatId: '={{ $json.chatId }}',
+					url: 'https://example.com/docs/price-list.pdf',
+					mediaType: 'document',
+					options: { caption: `=${answerCaption('{{ $json.messageId }}')}` },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			[LIVE_TRIGGER_NODE]: { main: [[{ node: LIVE_ANSWER_NODE, type: 'main', index: 0 }]] },
+		},
+		pinData: {},
+	};
+};
