@@ -36,6 +36,7 @@ async function startingState(
 	const pending = stored?.pending?.length ? { pending: stored.pending } : {};
 	if (!fresh.length) return { state: { chats, ...kept, ...pending }, failures: [], read: 0 };
 	const person = activatedByPerson(reader);
+	const began = new Date().toISOString();
 	const first = await withPollClock(
 		reader,
 		new PollClock(LIVE_LOOP.activationBudgetMs),
@@ -43,8 +44,13 @@ async function startingState(
 			await pollMessages(reader, fresh, { chats: {} }, settings.filter, { isolate: !person }),
 	);
 	if (person && first.failures.length) throw first.failures[0];
+	// A chat the activation's time (or a failure) left unread counts its messages from the moment
+	// watching began, as a phone without a chat does: a baseline taken at its first read would
+	// pass over what came in between.
+	for (const entry of fresh)
+		chats[entry.key] = first.state.chats[entry.key] ?? { at: began, ids: [] };
 	return {
-		state: { chats: { ...chats, ...first.state.chats }, ...kept, ...pending },
+		state: { chats, ...kept, ...pending },
 		failures: first.failures,
 		read: fresh.length,
 	};

@@ -195,6 +195,29 @@ describe('Messenger Live Trigger', () => {
 		);
 	});
 
+	it('a chat the activation had no time to read counts its messages from the activation on, not from its first read', async () => {
+		LIVE_LOOP.activationBudgetMs = 30;
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 1));
+		api.add('cht_b', message('cht_b', 1));
+		// A slow API: the activation's time ends after the first chat.
+		const slowHttp = async (type, options) => {
+			await pause(60);
+			return await api.http(type, options);
+		};
+		const t = await activate({ ...api, http: slowHttp }, { chats: 'cht_a, cht_b' });
+		assert.equal(api.historyCalls('cht_b'), 0);
+		assert.deepEqual(t.staticData.live.state.chats.cht_b.ids, []);
+		// Written after activation, before the loop first reads the chat.
+		const [meanwhile] = api.add(
+			'cht_b',
+			message('cht_b', 0, { createdAt: new Date(Date.now() + 1).toISOString() }),
+		);
+		await until(() => t.emitted.length === 1);
+		await t.stop();
+		assert.deepEqual(t.ids(), [meanwhile.id]);
+	});
+
 	it('keeps to the credential’s Live Trigger Requests per Minute, shared by every live trigger on it', async () => {
 		pacingSettings.windowMs = 400;
 		const api = fakeApi();
