@@ -17,6 +17,7 @@ import {
 } from '../../nodes/Messenger/actions/message/media.ts';
 import { DEFAULT_LABELS } from '../../nodes/Messenger/sendAndWait/properties.ts';
 import { DEFAULT_MAX_FILE_SIZE_MIB } from '../../nodes/shared/download.ts';
+import { LIVE_LOOP } from '../../nodes/Messenger/trigger/liveLoop.ts';
 import { ChatSchedule, LIVE_SCHEDULE } from '../../nodes/Messenger/trigger/liveSchedule.ts';
 import { MAX_REDIRECTS } from '../../nodes/shared/fileTransport.ts';
 import { MAX_FILE_SIZE_LIMIT_MIB } from '../../nodes/shared/mediaFiles.ts';
@@ -266,6 +267,7 @@ describe('The Messenger Live Trigger as docs/triggers.md tells it, held to the c
 		assert.ok(text.includes(`at most every ${s(LIVE_SCHEDULE.activeGapMs)}`));
 		assert.ok(text.includes(`a quiet one every ${s(LIVE_SCHEDULE.quietGapMs.min)})`));
 		assert.ok(text.includes(`at least every ${s(LIVE_SCHEDULE.quietGapMs.max)}`));
+		assert.ok(text.includes(`the activation's time (${s(LIVE_LOOP.activationBudgetMs)})`));
 		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
 		const schedule = new ChatSchedule(keys, 0, () => 60);
 		for (const key of keys.slice(0, 10)) schedule.read(key, 0, true);

@@ -172,7 +172,7 @@ export class LiveLoop {
 			const { released, held } = releaseHeld([], this.state.held ?? {}, pauseSeconds, now);
 			return await this.handOver(released, { ...this.state, held });
 		}
-		const next = this.schedule.next();
+		const next = this.schedule.next(now);
 		const spacing = this.spacingMs(now);
 		const last = lastReads.get(this.budget.key) ?? -Infinity;
 		const due = Math.max(next?.at ?? Infinity, now + budgetDelayMs(this.budget), last + spacing);

@@ -27,6 +27,7 @@ export const LIVE_SCHEDULE = {
 export class ChatSchedule {
 	private readonly due = new Map<string, number>();
 	private readonly changedAt = new Map<string, number>();
+	private readonly readAt = new Map<string, number>();
 
 	/**
 	 * Every chat is due at `now`: the first reads catch up with what came while n8n was not
@@ -41,11 +42,27 @@ export class ChatSchedule {
 		for (const key of keys) this.due.set(key, now);
 	}
 
-	/** The chat due earliest, and when. */
-	next(): { key: string; at: number } | undefined {
-		let next: { key: string; at: number } | undefined;
-		for (const [key, at] of this.due) if (!next || at < next.at) next = { key, at };
-		return next;
+	/**
+	 * The chat to read next, and when: the one due earliest among those that may be read at `now`,
+	 * else the one that may be read first. While the budget is what sets the gaps, a chat may be
+	 * read before it is due (never sooner than its bound after its last read): a read the budget
+	 * leaves room for is not left unspent while every chat waits for its time.
+	 */
+	next(now: number): { key: string; at: number } | undefined {
+		let ready: { key: string; at: number } | undefined;
+		let soonest: { key: string; at: number } | undefined;
+		for (const [key, due] of this.due) {
+			const may = Math.min(due, (this.readAt.get(key) ?? -Infinity) + this.boundMs(key, now));
+			if (may <= now) {
+				if (!ready || due < ready.at) ready = { key, at: due };
+			} else if (!soonest || may < soonest.at) soonest = { key, at: may };
+		}
+		return ready ? { key: ready.key, at: Math.min(ready.at, now) } : soonest;
+	}
+
+	/** The shortest gap of a chat at `now`: its bound, in conversation or quiet. */
+	private boundMs(key: string, now: number): number {
+		return this.active(key, now) ? LIVE_SCHEDULE.activeGapMs : LIVE_SCHEDULE.quietGapMs.min;
 	}
 
 	/** Whether the chat is in conversation at `now`. */
@@ -73,6 +90,7 @@ export class ChatSchedule {
 	/** A chat was read at `now` (`changed`: its history had something new): when it is due again. */
 	read(key: string, now: number, changed = false): void {
 		if (changed) this.changedAt.set(key, now);
+		this.readAt.set(key, now);
 		this.due.set(key, now + this.gapMs(key, now));
 	}
 }

@@ -14,9 +14,9 @@ function readsPerMinute(schedule, keys, now) {
 describe('Messenger Live Trigger schedule', () => {
 	it('every chat is due at the start, in the order listed', () => {
 		const schedule = new ChatSchedule(['a', 'b'], 1000, () => 60);
-		assert.deepEqual(schedule.next(), { key: 'a', at: 1000 });
+		assert.deepEqual(schedule.next(1000), { key: 'a', at: 1000 });
 		schedule.read('a', 1000);
-		assert.deepEqual(schedule.next(), { key: 'b', at: 1000 });
+		assert.deepEqual(schedule.next(1000), { key: 'b', at: 1000 });
 	});
 
 	it('with many chats, those in conversation are read more often and together they fill the budget, no more', () => {
@@ -50,7 +50,12 @@ describe('Messenger Live Trigger schedule', () => {
 		schedule.read('b', 0);
 		assert.equal(schedule.gapMs('a', 1), LIVE_SCHEDULE.activeGapMs);
 		assert.equal(schedule.gapMs('b', 1), LIVE_SCHEDULE.quietGapMs.min);
-		assert.deepEqual(schedule.next(), { key: 'a', at: LIVE_SCHEDULE.activeGapMs });
+		// Not sooner than due: here the bounds, not the budget, set the gaps.
+		assert.deepEqual(schedule.next(1), { key: 'a', at: LIVE_SCHEDULE.activeGapMs });
+		assert.deepEqual(schedule.next(LIVE_SCHEDULE.activeGapMs), {
+			key: 'a',
+			at: LIVE_SCHEDULE.activeGapMs,
+		});
 		// Many chats on a small budget: a quiet chat's gap stops at its longest.
 		const many = new ChatSchedule(
 			Array.from({ length: 50 }, (_, index) => `c${index}`),
@@ -58,5 +63,27 @@ describe('Messenger Live Trigger schedule', () => {
 			() => 10,
 		);
 		assert.equal(many.gapMs('c0', 0), LIVE_SCHEDULE.quietGapMs.max);
+	});
+
+	it('while the budget sets the gaps, a read it leaves room for goes to the chat due earliest, once past its bound', () => {
+		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		// c0…c9 in conversation, read at 0 and 100 ms apart; c10…c19 quiet, read at 0.
+		for (const [index, key] of keys.slice(0, 10).entries()) schedule.read(key, index * 100, true);
+		for (const key of keys.slice(10)) schedule.read(key, 0);
+		const gap = schedule.gapMs('c0', 1000);
+		assert.ok(gap > LIVE_SCHEDULE.activeGapMs * 2, `the budget sets a gap of ${gap} ms`);
+		// Before any bound has passed, the chat that may be read first, when it may.
+		assert.deepEqual(schedule.next(1000), { key: 'c0', at: LIVE_SCHEDULE.activeGapMs });
+		// Past the bound of the chats in conversation, long before they are due: read now, in order.
+		const now = LIVE_SCHEDULE.activeGapMs + 500;
+		assert.deepEqual(schedule.next(now), { key: 'c0', at: now });
+		schedule.read('c0', now);
+		assert.deepEqual(schedule.next(now), { key: 'c1', at: now });
+		// Those in conversation just read: a quiet chat past its bound goes, long before it is due.
+		const later = LIVE_SCHEDULE.quietGapMs.min;
+		for (const key of keys.slice(0, 10)) schedule.read(key, later - 1, true);
+		assert.ok(schedule.gapMs('c10', later) > later);
+		assert.deepEqual(schedule.next(later), { key: 'c10', at: later });
 	});
 });
