@@ -1,6 +1,9 @@
 // Workflow and credential records for n8n (import:workflow, import:credentials or its REST API):
 // a Manual Trigger chain, a polling workflow, one Voice AI node, this package's credential pointing
-// at a sandbox and n8n's OpenAI credential pointing at the sandbox's chat model.
+// at a sandbox, n8n's OpenAI credential pointing at the sandbox's chat model, and the chatbot that
+// answers in the chat from the Messenger Live Trigger.
+import { randomUUID } from 'node:crypto';
+
 import { CHAT_MODEL } from '../sandbox/chatModel.mjs';
 import { PACKAGE_NAME } from './n8n.mjs';
 
@@ -209,4 +212,62 @@ export const DEMO_MCP_TOKEN = 'voice-messaging-demo-mcp-token';
  */
 export function mcpBearerCredential(credential, token) {
 	return { ...credential, type: 'httpBearerAuth', data: { token } };
+}
+
+/** The chatbot's nodes: the Messenger Live Trigger, and the answer in the chat. */
+export const LIVE_TRIGGER_NODE = 'Customer wrote';
+export const LIVE_ANSWER_NODE = 'Answer in the chat';
+/** The caption of the answer to a message: names the message, so that each answer is counted. */
+export const answerCaption = (messageId) => `Answer to ${messageId}`;
+
+/**
+ * A chatbot: the Messenger Live Trigger watching `chatIds` (Message Received from the customer),
+ * then Send Media by URL answering in the chat of each message (its caption names the message:
+ * answerCaption), both on `credential` (its id as n8n gave it). Inactive; `id` when given.
+ * @param {{ id?: string, name: string, chatIds: string[], credential: { id: string, name: string } }} spec
+ */
+export function answeringLiveWorkflow({ id, name, chatIds, credential }) {
+	const credentials = { voiceMessagingApi: { id: credential.id, name: credential.name } };
+	return {
+		...(id ? { id } : {}),
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: randomUUID(),
+				name: LIVE_TRIGGER_NODE,
+				type: `${PACKAGE_NAME}.messengerLiveTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					event: 'messageReceived',
+					chats: chatIds.join(', '),
+					direction: 'inbound',
+					messageTypes: [],
+				},
+				credentials,
+			},
+			{
+				id: randomUUID(),
+				name: LIVE_ANSWER_NODE,
+				type: `${PACKAGE_NAME}.messenger`,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendMedia',
+					chatId: '={{ $json.chatId }}',
+					url: 'https://example.com/docs/price-list.pdf',
+					mediaType: 'document',
+					options: { caption: `=${answerCaption('{{ $json.messageId }}')}` },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			[LIVE_TRIGGER_NODE]: { main: [[{ node: LIVE_ANSWER_NODE, type: 'main', index: 0 }]] },
+		},
+		pinData: {},
+	};
 }

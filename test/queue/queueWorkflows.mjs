@@ -59,10 +59,6 @@ export const MESSENGER_TRIGGER_WORKFLOW = 'queueMsgTrigger';
 export const MESSENGER_TRIGGER_NODE = 'Messenger Trigger';
 export const CALLS_WORKFLOW = 'queueCallsDone1';
 export const LIVE_WORKFLOW = 'queueLiveTrig01';
-export const LIVE_TRIGGER_NODE = 'Customer wrote';
-export const LIVE_ANSWER_NODE = 'Answer in the chat';
-/** The caption of the answer to a message: names the message, so that each answer is counted. */
-export const answerCaption = (messageId) => `Answer to ${messageId}`;
 
 const credentialRef = ({ credential }) => ({
 	voiceMessagingApi: { id: credential.id, name: credential.name },
@@ -182,55 +178,3 @@ export const triggerWorkflows = (cronSecond, message, callCampaign) => [
 		cronSecond,
 	}),
 ];
-
-/**
- * The Messenger Live Trigger watching `chatIds` (Message Received from the customer), then Send
- * Media by URL answering in the chat of each message, both on the credential `credential` (its
- * id as n8n gave it).
- * @param {string[]} chatIds @param {{ id: string, name: string }} credential
- */
-export const liveWorkflow = (chatIds, credential) => {
-	const credentials = { voiceMessagingApi: { id: credential.id, name: credential.name } };
-	return {
-		id: LIVE_WORKFLOW,
-		name: 'Queue live trigger answering in the chat',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: randomUUID(),
-				name: LIVE_TRIGGER_NODE,
-				type: `${PACKAGE_NAME}.messengerLiveTrigger`,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					event: 'messageReceived',
-					chats: chatIds.join(', '),
-					direction: 'inbound',
-					messageTypes: [],
-				},
-				credentials,
-			},
-			{
-				id: randomUUID(),
-				name: LIVE_ANSWER_NODE,
-				type: `${PACKAGE_NAME}.messenger`,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'message',
-					operation: 'sendMedia',
-					chatId: '={{ $json.chatId }}',
-					url: 'https://example.com/docs/price-list.pdf',
-					mediaType: 'document',
-					options: { caption: `=${answerCaption('{{ $json.messageId }}')}` },
-				},
-				credentials,
-			},
-		],
-		connections: {
-			[LIVE_TRIGGER_NODE]: { main: [[{ node: LIVE_ANSWER_NODE, type: 'main', index: 0 }]] },
-		},
-		pinData: {},
-	};
-};
