@@ -12,9 +12,9 @@ import { LIVE_LOOP } from '../nodes/Messenger/trigger/messageLive.ts';
 import { pacingSettings, resetPacing } from '../nodes/shared/pacing.ts';
 import { apiRequest, retrySettings } from '../nodes/shared/transport.ts';
 import { mulberry32 } from '../sandbox/data/random.mjs';
-import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
+import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
 import { createExecuteContext, createTriggerContext, sandboxHttp } from '../tools/context.mjs';
-import { CONVERSATION, customersInConversation } from './conversations.mjs';
+import { CONVERSATION, customerChats, customersInConversation } from './conversations.mjs';
 
 /** Scales every number of a settings object (nested) by `factor`, in place; returns the old values. */
 function scaleNumbers(settings, factor, names) {
@@ -59,18 +59,7 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 	});
 	let customers;
 	try {
-		const write = async (body) => {
-			const response = await fetch(`${sandbox.url}${CUSTOMER_MESSAGES_PATH}`, {
-				method: 'POST',
-				body: JSON.stringify({ text: 'Hello', ...body }),
-			});
-			return await response.json();
-		};
-		const chatIds = [];
-		for (let index = 0; index < chats; index++) {
-			const { chat } = await write({ phone: `+346001${String(index).padStart(5, '0')}` });
-			chatIds.push(chat.id);
-		}
+		const { chatIds, write } = customerChats(sandbox, chats, '+3460010');
 		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly);
 		const answering = createExecuteContext({
 			params: {},
@@ -87,7 +76,7 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 			chatIds,
 			random,
 			speedup,
-			write: async (chatId) => (await write({ chatId })).items[0].id,
+			write,
 		});
 		// The workflow: it answers each message once (Send Media) a second after it starts.
 		let running = true;
@@ -107,6 +96,7 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 		};
 
 		const response = await new MessengerLiveTrigger().trigger.call(trigger.context);
+		await new Promise((resolve) => setTimeout(resolve, ms(CONVERSATION.afterActivationMs)));
 		const mark = sandbox.log.length;
 		const startedAt = Date.now();
 		customers.start();

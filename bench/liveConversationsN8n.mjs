@@ -19,23 +19,28 @@ import { parseArgs } from 'node:util';
 
 import { mulberry32 } from '../sandbox/data/random.mjs';
 import { DEMO_CLIENTS, startSandbox, TOKEN_PATH } from '../sandbox/server.mjs';
-import { DEFAULT_N8N_VERSION, N8N_1_VERSION, PACKAGE_NAME } from '../tools/n8n.mjs';
+import { DEFAULT_N8N_VERSION, N8N_1_VERSION } from '../tools/n8n.mjs';
 import { n8nRestApi } from '../tools/n8nRest.mjs';
 import { BROWSER_ID, cleanupTarball, startN8n } from '../tools/n8nRun.mjs';
 import { sleep } from '../tools/processes.mjs';
 import { lastRunItems } from '../tools/runData.mjs';
-import { sandboxCredential } from '../tools/workflows.mjs';
-import { customersInConversation } from './conversations.mjs';
+import { quantile } from '../tools/stats.mjs';
+import {
+	answeringLiveWorkflow,
+	LIVE_TRIGGER_NODE,
+	sandboxCredential,
+} from '../tools/workflows.mjs';
+import { CONVERSATION, customerChats, customersInConversation } from './conversations.mjs';
 
 /** What a whole run measures, and how long each part may take (real milliseconds). */
 export const LIVE_N8N = {
 	sizes: [5, 20, 50],
 	versions: [DEFAULT_N8N_VERSION, N8N_1_VERSION],
 	/** Minutes of conversation per size. */
-	minutes: 3,
+	minutes: 4,
 	/**
-	 * The customers start once activation has read every chat (a message written before its chat's
-	 * first read would be part of that chat's baseline), or after this long at the latest.
+	 * Activation reads every chat (its baseline) within this long at the latest; the customers start
+	 * CONVERSATION.afterActivationMs after activation.
 	 */
 	baselineMs: 60_000,
 	/** Once the customers stop, the answers to what they wrote may take this long to come. */
@@ -51,53 +56,7 @@ export const LIVE_N8N = {
 };
 
 const CREDENTIAL_NAME = 'Voice & Messaging sandbox (live bench)';
-const TRIGGER = 'Customer wrote';
-const ANSWER = 'Answer in the chat';
 const HISTORY_PATH = '/api/v1/messenger/messages/chat/';
-
-/** The workflow: the live trigger on `chatIds`, then Send Media into the chat of each message. */
-function answeringWorkflow(name, chatIds, credential) {
-	const credentials = { voiceMessagingApi: credential };
-	return {
-		name,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: 'live-trigger',
-				name: TRIGGER,
-				type: `${PACKAGE_NAME}.messengerLiveTrigger`,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					event: 'messageReceived',
-					chats: chatIds.join(', '),
-					direction: 'inbound',
-					messageTypes: [],
-				},
-				credentials,
-			},
-			{
-				id: 'answer',
-				name: ANSWER,
-				type: `${PACKAGE_NAME}.messenger`,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'message',
-					operation: 'sendMedia',
-					chatId: '={{ $json.chatId }}',
-					url: 'https://example.com/docs/price-list.pdf',
-					mediaType: 'document',
-					options: { caption: 'Here is our price list.' },
-				},
-				credentials,
-			},
-		],
-		connections: { [TRIGGER]: { main: [[{ node: ANSWER, type: 'main', index: 0 }]] } },
-		pinData: {},
-	};
-}
 
 /** The most log entries in any `windowMs` (entries in time order). */
 function mostInAnyWindow(entries, windowMs = 60_000) {
@@ -135,20 +94,48 @@ async function allExecutions(rest, workflowId) {
 }
 
 /**
+ * Where a follow-up's latency goes: from the message to the first read of its chat that began
+ * after it (the sandbox's log), and from that read to the start of the execution it was in (the
+ * trigger's work and n8n's start of the execution), p50 and p95 in seconds.
+ */
+function latencySplit(messages, startOf, historyReads) {
+	const readsOf = new Map();
+	for (const entry of historyReads) {
+		const chatId = entry.path.slice(HISTORY_PATH.length);
+		if (!readsOf.has(chatId)) readsOf.set(chatId, []);
+		readsOf.get(chatId).push(Date.parse(entry.at));
+	}
+	const toRead = [];
+	const toStart = [];
+	for (const { id, chatId, writtenAt, first } of messages) {
+		const startedAt = startOf.get(id);
+		const readAt = (readsOf.get(chatId) ?? []).find((at) => at >= writtenAt);
+		if (first || startedAt === undefined || readAt === undefined) continue;
+		toRead.push(readAt - writtenAt);
+		toStart.push(startedAt - readAt);
+	}
+	const of = (values) => ({
+		p50: quantile(values, 0.5) / 1000,
+		p95: quantile(values, 0.95) / 1000,
+	});
+	return { toRead: of(toRead), toStart: of(toStart) };
+}
+
+/**
  * One size on one running n8n: fresh chats, the workflow activated, the customers for `minutes`,
  * the answers drained, the workflow deactivated, then its executions read back (and, with `pause`,
  * the rest of the budget's minute waited out).
  */
 async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, say, hooks, pause }) {
-	const chatIds = [];
-	for (let index = 0; index < chats; index++) {
-		const phone = `+3460${String(chats).padStart(3, '0')}${String(index).padStart(4, '0')}`;
-		chatIds.push(sandbox.customerWrites({ phone, text: 'Hello' }).chat.id);
-	}
+	const { chatIds, write } = customerChats(
+		sandbox,
+		chats,
+		`+3460${String(chats).padStart(3, '0')}`,
+	);
 	const customers = customersInConversation({
 		chatIds,
 		random: mulberry32(seed + chats),
-		write: async (chatId) => sandbox.customerWrites({ chatId, text: 'Hello' }).items[0].id,
+		write,
 	});
 	hooks.answered = (chatId) => customers.answered(chatId);
 	const watched = new Set(chatIds.map((id) => `${HISTORY_PATH}${id}`));
@@ -158,7 +145,7 @@ async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, sa
 		const { id: workflowId } = await api.rest(
 			'POST',
 			'/rest/workflows',
-			answeringWorkflow(`Live bench, ${chats} chats`, chatIds, credential),
+			answeringLiveWorkflow({ name: `Live bench, ${chats} chats`, chatIds, credential }),
 		);
 		const activationMark = sandbox.log.length;
 		const activatedAt = Date.now();
@@ -172,6 +159,7 @@ async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, sa
 			`activated; ${chats - unreadAtStart} of ${chats} chats read after ${((Date.now() - activatedAt) / 1000).toFixed(1)} s`,
 		);
 
+		await sleep(Math.max(0, activatedAt + CONVERSATION.afterActivationMs - Date.now()));
 		const mark = sandbox.log.length;
 		const startedAt = Date.now();
 		customers.start();
@@ -192,18 +180,23 @@ async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, sa
 		const afterMark = sandbox.log.length;
 
 		let failed = 0;
+		/** Message ID → the start of the first execution it was in. */
+		const startOf = new Map();
 		const executions = await allExecutions(api.rest, workflowId);
 		for (const summary of executions) {
 			const { execution, runData } = await api.runDataOf(summary.id);
 			if (execution.status !== 'success') failed++;
 			let items = [];
 			try {
-				items = lastRunItems(runData, TRIGGER);
+				items = lastRunItems(runData, LIVE_TRIGGER_NODE);
 			} catch {
 				// The trigger's output is not there: the execution failed before it (counted above).
 			}
 			for (const item of items) {
-				customers.handedOver(String(item.messageId), Date.parse(execution.startedAt));
+				const id = String(item.messageId);
+				const at = Date.parse(execution.startedAt);
+				customers.handedOver(id, at);
+				if (!startOf.has(id) || at < startOf.get(id)) startOf.set(id, at);
 			}
 		}
 		if (pause) await sleep(Math.max(0, deactivatedAt + LIVE_N8N.pauseMs - Date.now()));
@@ -211,11 +204,13 @@ async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, sa
 		const during = ofRun(mark, end);
 		const history = reads(during);
 		const figures = customers.figures();
+		const split = latencySplit(customers.messages(), startOf, reads(ofRun(activationMark, end)));
 		const result = {
 			version: n8n.version,
 			chats,
 			minutes,
 			...figures,
+			split,
 			executions: executions.length,
 			failed,
 			readsPerMinute: history.length / elapsedMinutes,
@@ -229,7 +224,7 @@ async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, sa
 			elapsedMinutes,
 		};
 		say(
-			`${result.written} messages, ${result.executions} executions (${failed} failed), lost ${result.lost}, doubled ${result.doubled}; follow-ups p50 ${figures.followUp.p50} s p95 ${figures.followUp.p95} s, first messages p50 ${figures.first.p50} s p95 ${figures.first.p95} s; ${result.readsPerMinute.toFixed(1)} chat reads a minute (most in a minute ${result.mostReadsInAMinute}), ${result.requestsPerMinute.toFixed(1)} requests a minute, ${result.refused} × 429; ${result.readsAfterDeactivation} reads after deactivation`,
+			`${result.written} messages, ${result.executions} executions (${failed} failed), lost ${result.lost}, doubled ${result.doubled}; follow-ups p50 ${figures.followUp.p50} s p95 ${figures.followUp.p95} s, first messages p50 ${figures.first.p50} s p95 ${figures.first.p95} s (follow-ups: to the read that found them p50 ${split.toRead.p50} s, from there to the start p50 ${split.toStart.p50} s p95 ${split.toStart.p95} s); ${result.readsPerMinute.toFixed(1)} chat reads a minute (most in a minute ${result.mostReadsInAMinute}), ${result.requestsPerMinute.toFixed(1)} requests a minute, ${result.refused} × 429; ${result.readsAfterDeactivation} reads after deactivation`,
 		);
 		return result;
 	} finally {

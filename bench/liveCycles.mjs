@@ -9,8 +9,9 @@ import { MessengerLiveTrigger } from '../nodes/Messenger/MessengerLiveTrigger.no
 import { LIVE_SCHEDULE } from '../nodes/Messenger/trigger/liveSchedule.ts';
 import { LIVE_LOOP } from '../nodes/Messenger/trigger/messageLive.ts';
 import { pacingSettings, resetPacing } from '../nodes/shared/pacing.ts';
-import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
+import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
 import { createTriggerContext, sandboxHttp } from '../tools/context.mjs';
+import { customerChats } from './conversations.mjs';
 
 const CHATS = 5;
 
@@ -51,18 +52,7 @@ export async function measureLiveCycles({ cycles = 200, warmUp = 20 } = {}) {
 	Object.assign(LIVE_LOOP, { maxNapMs: 20, readBudgetMs: 1_000, activationBudgetMs: 1_000 });
 	const sandbox = await startSandbox({ port: 0, rateWindowMs: 200, tokenRateLimitPerMinute: 0 });
 	try {
-		const write = async (body) => {
-			const response = await fetch(`${sandbox.url}${CUSTOMER_MESSAGES_PATH}`, {
-				method: 'POST',
-				body: JSON.stringify({ text: 'Hello', ...body }),
-			});
-			return await response.json();
-		};
-		const chatIds = [];
-		for (let index = 0; index < CHATS; index++) {
-			const { chat } = await write({ phone: `+346002${String(index).padStart(5, '0')}` });
-			chatIds.push(chat.id);
-		}
+		const { chatIds, write } = customerChats(sandbox, CHATS, '+3460020');
 		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly);
 		const staticData = {};
 		let heapAtWarmUp = 0;
@@ -79,7 +69,7 @@ export async function measureLiveCycles({ cycles = 200, warmUp = 20 } = {}) {
 			});
 			contexts.push(new WeakRef(trigger.context));
 			const response = await new MessengerLiveTrigger().trigger.call(trigger.context);
-			await write({ chatId: chatIds[cycle % CHATS] });
+			await write(chatIds[cycle % CHATS]);
 			await until(() => trigger.emitted.length > 0);
 			handedOver += trigger.emitted.length;
 			await response.closeFunction();

@@ -193,7 +193,7 @@ async function addLiveN8nRows() {
 			`${label}: follow-ups, message → execution start p50 / p95 (s)`,
 			seconds(live.followUp),
 			live.chats === 20 ? '<= 10 / 20' : '',
-			`${live.followUp.n} follow-ups; ${live.readsPerMinute.toFixed(1)} chat reads a minute (at most ${live.mostReadsInAMinute} in any minute; budget 60), ${live.requestsPerMinute.toFixed(1)} requests a minute with the answers, ${live.refused} × 429; ${live.written} messages, lost ${live.lost}, doubled ${live.doubled}; ${live.executions} executions, ${live.failed} failed${live.unreadAtStart ? `; ${live.unreadAtStart} chats not yet read when the customers started` : ''}${live.readsAfterDeactivation ? `; ${live.readsAfterDeactivation} reads after deactivation` : ''}; ${live.minutes} minutes of conversation, real time`,
+			`${live.followUp.n} follow-ups; ${live.readsPerMinute.toFixed(1)} chat reads a minute (at most ${live.mostReadsInAMinute} in any minute; budget 60), ${live.requestsPerMinute.toFixed(1)} requests a minute with the answers, ${live.refused} × 429; ${live.written} messages, lost ${live.lost}, doubled ${live.doubled}; ${live.executions} executions, ${live.failed} failed; a follow-up's read to its execution's start p50 ${live.split.toStart.p50.toFixed(2)} s${live.unreadAtStart ? `; ${live.unreadAtStart} chats not yet read when the customers started` : ''}${live.readsAfterDeactivation ? `; ${live.readsAfterDeactivation} reads after deactivation` : ''}; ${live.minutes} minutes of conversation, real time`,
 		);
 		add(
 			`${label}: first messages, message → execution start p50 / p95 (s)`,
