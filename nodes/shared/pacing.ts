@@ -66,6 +66,16 @@ function windowSpan(): number {
 	return Math.ceil(pacingSettings.windowMs * 1.005);
 }
 
+/**
+ * The spacing at which `count` requests a window stay clear of its limit: each holds its place for
+ * the window's span from its answer, so requests a window / `count` apart would fill it, and from
+ * then on each would wait for a place of the window before to free, repeating that window's gaps.
+ * A hundredth more leaves room for an answer that comes sooner than the one a window before.
+ */
+export function evenSpacingMs(count: number): number {
+	return (windowSpan() * 1.01) / Math.max(1, count);
+}
+
 export function createPacer(ceiling: number): PacerState {
 	return {
 		ceiling,

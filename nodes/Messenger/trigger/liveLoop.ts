@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { RequestBudget } from '../../shared/pacing';
-import { abortableSleep, budgetDelayMs, pacingSettings } from '../../shared/pacing';
+import { abortableSleep, budgetDelayMs, evenSpacingMs, pacingSettings } from '../../shared/pacing';
 import { failsThePoll, pollError } from '../../shared/poll';
 import { PollClock, withPollClock } from '../../shared/pollClock';
 import type { OutputItems } from '../../shared/router';
@@ -185,14 +185,13 @@ export class LiveLoop {
 	}
 
 	/**
-	 * The even spacing of reads within the budget. In the first window after activation the reads
-	 * made then hold places in it: the loop's share the rest, or the window would fill up and
-	 * stop every read until its first places free.
+	 * The even spacing of reads within the budget (pacing.ts: clear of its window's limit, where
+	 * reads would wait for places to free and repeat the gaps of the window before). In the first
+	 * window after activation the reads made then hold places in it: the loop's share the rest.
 	 */
 	private spacingMs(now: number): number {
-		const { windowMs } = pacingSettings;
-		const taken = now < this.startedAt + windowMs ? this.activationReads : 0;
-		return windowMs / Math.max(1, this.budget.perMinute - taken);
+		const taken = now < this.startedAt + pacingSettings.windowMs ? this.activationReads : 0;
+		return evenSpacingMs(this.budget.perMinute - taken);
 	}
 
 	private async nap(ms: number): Promise<void> {

@@ -8,6 +8,7 @@ import * as workflow from 'n8n-workflow';
 import {
 	abortableSleepOf,
 	createPacer,
+	evenSpacingMs,
 	markAnswered,
 	markSent,
 	pacingSettings,
@@ -45,6 +46,28 @@ function sendAll(pacer, count, { latency = 0, from = 0 } = {}) {
 	}
 	return sent;
 }
+
+describe('even spacing (the Messenger Live Trigger reads)', () => {
+	it('requests evenSpacingMs apart never wait for a place in the window, their answers taking up to half a second; a window / count apart, nearly every one does', () => {
+		pacingSettings.windowMs = 60_000;
+		/** How many of 300 requests, `spacing` ms apart, would have to wait for a place. */
+		const waits = (spacing) => {
+			const pacer = createPacer(60);
+			const random = seeded(3);
+			let waited = 0;
+			for (let index = 0; index < 300; index++) {
+				const now = Math.round(index * spacing);
+				if (sendDelay(pacer, now) > 0) waited++;
+				markSent(pacer, now);
+				markAnswered(pacer, now, now + Math.round(random() * 500), { succeeded: true });
+			}
+			return waited;
+		};
+		assert.equal(waits(evenSpacingMs(60)), 0);
+		assert.ok(evenSpacingMs(60) < 1020, `${evenSpacingMs(60)} ms: 59 a minute at least`);
+		assert.ok(waits(60_000 / 60) > 200);
+	});
+});
 
 describe('pacing at the ceiling (one process alone)', () => {
 	it('sends the ceiling within a twentieth of the window, then waits a window after the first answer', () => {
