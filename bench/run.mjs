@@ -33,7 +33,7 @@ import { measureUploadMemoryInN8n } from './uploadMemoryN8n.mjs';
 const rows = [];
 const add = (name, value, goal, note = '') => rows.push({ name, value: String(value), goal, note });
 
-// `npm run bench -- --only-n8n-live`: the Messenger Live Trigger's real-n8n rows alone (about 25
+// `npm run bench -- --only-n8n-live`: the Messenger Live Trigger's real-n8n rows alone (about 45
 // minutes), to measure again quickly after a change to its scheduling.
 if (process.argv.includes('--only-n8n-live')) {
 	await addLiveN8nRows();
@@ -181,7 +181,7 @@ add(
 	`requests sent after closeFunction resolved: ${cycles.afterStop} (goal 0); heap ${(cycles.bytesPerCycle / 1000).toFixed(1)} kB a cycle after warming up (the sandbox's own messages, about 3.5 kB, included); ${cycles.handedOver} messages handed over`,
 );
 
-// The same customers in a real n8n, in real time: 2.41.1 and 1.123.81, about 25 minutes.
+// The same customers in a real n8n, in real time: 2.41.1 and 1.123.81, about 45 minutes.
 if (!skipN8n('live')) await addLiveN8nRows();
 
 /** The Messenger Live Trigger's rows measured in a real n8n (liveConversationsN8n.mjs). */
