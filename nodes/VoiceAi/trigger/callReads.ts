@@ -119,7 +119,10 @@ export async function readData(
 			if (entry.ended) {
 				const reads = (entry.endedReads ?? 0) + 1;
 				const calling = [...table.seenSignatures()].some((sig) => signedAttempt(sig).calling);
-				if (calling && reads < ENDED_CAMPAIGN_READS) entry.endedReads = reads;
+				// A held record was read before the campaign ended, or held after its last read:
+				// the next sweep reads it with the campaign ended and reports it if still the last.
+				const unsettled = calling || table.hasHeld();
+				if (unsettled && reads < ENDED_CAMPAIGN_READS) entry.endedReads = reads;
 				else done.add(id);
 			}
 		}
@@ -161,8 +164,8 @@ export async function readData(
 	await shareOut(quiet.filter(unread), budget);
 	if (failures.length > 0 && !read) throw failures[0];
 	// Once the records told what calledAt stamps: the attempts that waited for it and ended after
-	// watching began are reported. Final Outcome Only: held in their table while their campaign
-	// runs; once it has ended, reported if still the number's last. The others, and those of a
+	// watching began are reported. Final Outcome Only: held in their table until a read after
+	// their campaign ended, reported then if still the number's last. The others, and those of a
 	// campaign that left before, are dropped.
 	// A campaign read for the last time: no read will tell more.
 	for (const id of done) swept.set(id, Infinity);
@@ -172,8 +175,11 @@ export async function readData(
 		if (attempt.waits && entry) {
 			const table = tables.get(attempt.campaignId) ?? CallTable.decode(entry.table);
 			tables.set(attempt.campaignId, table);
-			report = table.stillShows(attempt.phoneNumber, attempt.signature, !entry.ended);
-			report &&= entry.ended;
+			// Held in its table (a read of the record after the campaign ended reports it if it is
+			// still the number's last: the table may not show a retry yet), unless this poll read
+			// the campaign for the last time.
+			const last = done.has(attempt.campaignId);
+			report = table.stillShows(attempt.phoneNumber, attempt.signature, !last) && last;
 		}
 		const status = String(attempt.item.status ?? '');
 		if (report && (settings.outcomes.length === 0 || settings.outcomes.includes(status))) {

@@ -284,6 +284,11 @@ export class CallTable {
 		return false;
 	}
 
+	/** Whether a record is held (Final Outcome Only: reported at a read after its campaign ended). */
+	hasHeld(): boolean {
+		return [...this.values, ...this.addedValues].some((value) => (value & HELD) !== 0);
+	}
+
 	/** The signatures of the records read in this sweep. */
 	*seenSignatures(): Generator<number> {
 		for (const value of this.values) if (value >= SEEN) yield value & SIGNATURE;

@@ -9,6 +9,7 @@ import { ObservableObject } from 'n8n-workflow';
 
 import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
+import { calledAtSettings } from '../../../../nodes/VoiceAi/trigger/calledAt.ts';
 import { readCall } from '../../../../nodes/VoiceAi/trigger/callRecords.ts';
 import { httpError } from '../../../../tools/context.mjs';
 import { at, callWatcher, campaignsApi, keys, record } from '../../../support/callApi.mjs';
@@ -112,6 +113,79 @@ describe('Call Finished: the defects, each once', () => {
 		const { api, items } = await run(world);
 		for (const l of api.listings) {
 			assert.equal(items.filter((i) => i.phoneNumber === l.number).length, 1, l.number);
+		}
+	});
+
+	it('Final Outcome Only: an attempt that waited for the meaning of calledAt, learned after the campaign ended but before its record was read again, is not reported when the number was called again (the history the properties shrank to)', async () => {
+		// Number 0's first attempt (no answer, placed before watching began, ended after) waits
+		// for the meaning of calledAt; the number is called again and answers; the campaign ends;
+		// the meaning is learned from other records before the page holding number 0 is read again.
+		const world = {
+			shape: 'full',
+			calledAt: 'start',
+			order: 'stable',
+			pageSize: 2,
+			latencyMs: 0,
+			budget: 1,
+			listings: [
+				{ number: 4, outcomes: ['answered'], startedBefore: 1 },
+				{ number: 1, outcomes: ['answered', 'answered'], startedBefore: 1 },
+				{ number: 2, outcomes: ['answered'], startedBefore: 0 },
+				{ number: 3, outcomes: ['answered'], startedBefore: 0 },
+				{ number: 0, outcomes: ['no_answer', 'answered'], startedBefore: 0 },
+			],
+			schedule: [922720546, 633092384, 153856525, 0, 0],
+			eventsPerAnswer: [0, 2, 2],
+			failAt: [],
+			restartAfter: [],
+		};
+		const slack = calledAtSettings.clockSlackMs;
+		calledAtSettings.clockSlackMs = 1000;
+		try {
+			const { api, items } = await run(world, { report: 'finalOutcome' });
+			const retried = api.listings[4];
+			const reported = items.filter((i) => i.phoneNumber === retried.number);
+			assert.deepEqual(
+				reported.map((i) => i.status),
+				['answered'],
+				JSON.stringify(reported),
+			);
+		} finally {
+			calledAtSettings.clockSlackMs = slack;
+		}
+	});
+
+	it('Final Outcome Only: an attempt held once the meaning of calledAt is learned, after its record was read with the campaign ended, is reported at a further read (the history the properties shrank to)', async () => {
+		const world = {
+			shape: 'full',
+			calledAt: 'start',
+			order: 'lastChangeAsc',
+			pageSize: 1,
+			latencyMs: 0,
+			budget: 1,
+			listings: [
+				{ number: 2, outcomes: ['answered', 'answered'], startedBefore: 2 },
+				{ number: 1, outcomes: ['answered'], startedBefore: 0 },
+				{ number: 0, outcomes: ['answered', 'no_answer'], startedBefore: 1 },
+			],
+			schedule: [159336380],
+			eventsPerAnswer: [0, 1, 1],
+			failAt: [],
+			restartAfter: [],
+		};
+		const slack = calledAtSettings.clockSlackMs;
+		calledAtSettings.clockSlackMs = 1000;
+		try {
+			const { api, items } = await run(world, { report: 'finalOutcome' });
+			const last = api.listings[2];
+			const reported = items.filter((i) => i.phoneNumber === last.number);
+			assert.deepEqual(
+				reported.map((i) => i.status),
+				['no_answer'],
+				JSON.stringify(reported),
+			);
+		} finally {
+			calledAtSettings.clockSlackMs = slack;
 		}
 	});
 
