@@ -18,6 +18,22 @@ import { scriptedPoll } from '../../../support/unit.mjs';
 
 const trigger = new VoiceAiTrigger();
 
+/**
+ * The statuses Final Outcome Only reports for listing `index` of a generated history, run as the
+ * properties run it (callFinishedHistories: the Date header's whole seconds allowed for).
+ */
+async function finalOutcomesOf(world, index) {
+	const slack = calledAtSettings.clockSlackMs;
+	calledAtSettings.clockSlackMs = 1000;
+	try {
+		const { api, items } = await run(world, { report: 'finalOutcome' });
+		const { number } = api.listings[index];
+		return items.filter((i) => i.phoneNumber === number).map((i) => i.status);
+	} finally {
+		calledAtSettings.clockSlackMs = slack;
+	}
+}
+
 describe('Call Finished: the defects, each once', () => {
 	// A 503 is asked again at once (the outage test counts failures, not waits).
 	const saved = { ...retrySettings };
@@ -139,20 +155,7 @@ describe('Call Finished: the defects, each once', () => {
 			failAt: [],
 			restartAfter: [],
 		};
-		const slack = calledAtSettings.clockSlackMs;
-		calledAtSettings.clockSlackMs = 1000;
-		try {
-			const { api, items } = await run(world, { report: 'finalOutcome' });
-			const retried = api.listings[4];
-			const reported = items.filter((i) => i.phoneNumber === retried.number);
-			assert.deepEqual(
-				reported.map((i) => i.status),
-				['answered'],
-				JSON.stringify(reported),
-			);
-		} finally {
-			calledAtSettings.clockSlackMs = slack;
-		}
+		assert.deepEqual(await finalOutcomesOf(world, 4), ['answered']);
 	});
 
 	it('Final Outcome Only: an attempt held once the meaning of calledAt is learned, after its record was read with the campaign ended, is reported at a further read (the history the properties shrank to)', async () => {
@@ -173,20 +176,7 @@ describe('Call Finished: the defects, each once', () => {
 			failAt: [],
 			restartAfter: [],
 		};
-		const slack = calledAtSettings.clockSlackMs;
-		calledAtSettings.clockSlackMs = 1000;
-		try {
-			const { api, items } = await run(world, { report: 'finalOutcome' });
-			const last = api.listings[2];
-			const reported = items.filter((i) => i.phoneNumber === last.number);
-			assert.deepEqual(
-				reported.map((i) => i.status),
-				['no_answer'],
-				JSON.stringify(reported),
-			);
-		} finally {
-			calledAtSettings.clockSlackMs = slack;
-		}
+		assert.deepEqual(await finalOutcomesOf(world, 2), ['no_answer']);
 	});
 
 	it('two numbers that a 36-bit hash of them mixed up: each result once', async () => {
