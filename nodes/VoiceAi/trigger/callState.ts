@@ -286,7 +286,8 @@ export class CallTable {
 
 	/** Whether a record is held (Final Outcome Only: reported at a read after its campaign ended). */
 	hasHeld(): boolean {
-		return [...this.values, ...this.addedValues].some((value) => (value & HELD) !== 0);
+		const held = (value: number) => (value & HELD) !== 0;
+		return this.values.some(held) || this.addedValues.some(held);
 	}
 
 	/** The signatures of the records read in this sweep. */
