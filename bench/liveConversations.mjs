@@ -16,8 +16,15 @@ import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
 import { createExecuteContext, createTriggerContext, sandboxHttp } from '../tools/context.mjs';
 import { CONVERSATION, customerChats, customersInConversation } from './conversations.mjs';
 
-/** Scales every number of a settings object (nested) by `factor`, in place; returns the old values. */
-function scaleNumbers(settings, factor, names) {
+/**
+ * Scales the settings `names` of a settings object (nested) by `factor`, in place; returns the old
+ * values. Without `names`, every time of it (a name ending in `Ms`): a time added later is scaled too.
+ */
+function scaleNumbers(
+	settings,
+	factor,
+	names = Object.keys(settings).filter((name) => name.endsWith('Ms')),
+) {
 	const old = structuredClone(settings);
 	for (const name of names) {
 		const value = settings[name];
@@ -40,14 +47,8 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 	// Seeded, so that runs compare.
 	const random = mulberry32(seed + chats);
 	const saved = {
-		schedule: scaleNumbers(LIVE_SCHEDULE, scale, ['activeGapMs', 'quietGapMs']),
-		loop: scaleNumbers(LIVE_LOOP, scale, [
-			'activationBudgetMs',
-			'readBudgetMs',
-			'backoffMs',
-			'reportEveryMs',
-			'maxNapMs',
-		]),
+		schedule: scaleNumbers(LIVE_SCHEDULE, scale),
+		loop: scaleNumbers(LIVE_LOOP, scale),
 		retry: scaleNumbers(retrySettings, scale, ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs']),
 		windowMs: pacingSettings.windowMs,
 	};

@@ -13,6 +13,8 @@
 //
 //   node scripts/node24.mjs bench/liveConversationsN8n.mjs [--chats 5,20,50] [--versions 2.41.1,1.123.81] [--minutes 3]
 //
+// (--minutes: every size that long; without it, LIVE_N8N.minutes, longer at the goals' size)
+//
 // prints the figures (JSON) and, on stderr, what each run does as it goes.
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,13 +32,18 @@ import {
 	LIVE_TRIGGER_NODE,
 	sandboxCredential,
 } from '../tools/workflows.mjs';
-import { CONVERSATION, customerChats, customersInConversation } from './conversations.mjs';
+import {
+	CONVERSATION,
+	conversationMinutes,
+	customerChats,
+	customersInConversation,
+} from './conversations.mjs';
 
 /** What a whole run measures, and how long each part may take (real milliseconds). */
 export const LIVE_N8N = {
 	sizes: [5, 20, 50],
 	versions: [DEFAULT_N8N_VERSION, N8N_1_VERSION],
-	/** Minutes of conversation per size. */
+	/** Minutes of conversation per size (longer at the goals' size: conversationMinutes). */
 	minutes: 4,
 	/**
 	 * Activation reads every chat (its baseline) within this long at the latest; the customers start
@@ -235,13 +242,14 @@ async function runSize({ n8n, api, sandbox, credential, chats, minutes, seed, sa
 
 /**
  * Runs the customers at each size in `sizes` on each n8n line in `versions`, one n8n per line,
- * for `minutes` each; `say` gets a line as each step ends.
+ * for `minutes` each (by default LIVE_N8N.minutes, longer at the goals' size); `say` gets a line
+ * as each step ends.
  * @param {{ sizes?: number[], versions?: string[], minutes?: number, seed?: number, say?: (line: string) => void }} [options]
  */
 export async function measureLiveConversationsInN8n({
 	sizes = LIVE_N8N.sizes,
 	versions = LIVE_N8N.versions,
-	minutes = LIVE_N8N.minutes,
+	minutes,
 	seed = 7,
 	say = (line) => process.stderr.write(`${line}\n`),
 } = {}) {
@@ -280,7 +288,7 @@ export async function measureLiveConversationsInN8n({
 							sandbox,
 							credential: { id, name },
 							chats,
-							minutes,
+							minutes: minutes ?? conversationMinutes(chats, LIVE_N8N.minutes),
 							seed,
 							say: tell,
 							hooks,
