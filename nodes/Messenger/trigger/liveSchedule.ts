@@ -12,9 +12,9 @@ export const LIVE_SCHEDULE = {
 	/** A chat in conversation is read at most this often. */
 	activeGapMs: 3_000,
 	/** A chat whose history changed within this long is in conversation. */
-	activeSpanMs: 30_000,
+	activeSpanMs: 45_000,
 	/** A quiet chat's gap, over a chat in conversation's, while the budget is what limits them. */
-	quietRatio: 1.5,
+	quietRatio: 1.25,
 	/** A quiet chat is read at most this often, and at least this often while the budget allows. */
 	quietGapMs: { min: 10_000, max: 60_000 },
 };
