@@ -33,8 +33,14 @@ import { measureUploadMemoryInN8n } from './uploadMemoryN8n.mjs';
 
 const rows = [];
 const add = (name, value, goal, note = '') => rows.push({ name, value: String(value), goal, note });
-/** A latency goal of LIVE_GOALS as the table shows it. */
-const goal = ({ p50, p95 }) => `<= ${p50} / ${p95 ?? '–'}`;
+/** A latency's p50 / p95 in seconds, as the live rows show it. */
+const seconds = ({ p50, p95 }) => `${p50.toFixed(1)} / ${p95.toFixed(1)}`;
+/** The goal of a live row at `chats` for `latency` ('followUp' or 'first'): LIVE_GOALS', at its size. */
+function liveGoal(chats, latency) {
+	if (chats !== LIVE_GOALS.chats) return '';
+	const { p50, p95 } = LIVE_GOALS[latency];
+	return `<= ${p50} / ${p95 ?? '–'}`;
+}
 
 // `npm run bench -- --only-n8n-live`: the Messenger Live Trigger's real-n8n rows alone (about 55
 // minutes), to measure again quickly after a change to its scheduling.
@@ -160,18 +166,17 @@ add(
 for (const chats of [5, LIVE_GOALS.chats, 50]) {
 	const minutes = conversationMinutes(chats, 4);
 	const live = await measureLiveConversations({ chats, minutes, speedup: 5 });
-	const seconds = ({ p50, p95 }) => `${p50.toFixed(1)} / ${p95.toFixed(1)}`;
 	const spent = `${live.readsPerMinute.toFixed(1)} chat reads a minute (budget 60), ${live.requestsPerMinute.toFixed(1)} requests a minute with the answers, ${live.refused} × 429; ${live.written} messages, lost ${live.lost}, doubled ${live.doubled}; Poll Times every minute (real n8n 2.41.1, 10 chats): 30.1 / 63.7 s; time scaled ×0.2`;
 	add(
 		`Messenger Live Trigger, ${chats} chats in conversation: follow-ups, message → workflow start p50 / p95 (s)`,
 		seconds(live.followUp),
-		chats === LIVE_GOALS.chats ? goal(LIVE_GOALS.followUp) : '',
+		liveGoal(chats, 'followUp'),
 		`${live.followUp.n} follow-ups; ${spent}; ${minutes} minutes of conversation`,
 	);
 	add(
 		`Messenger Live Trigger, ${chats} chats in conversation: first messages, message → workflow start p50 / p95 (s)`,
 		seconds(live.first),
-		chats === LIVE_GOALS.chats ? goal(LIVE_GOALS.first) : '',
+		liveGoal(chats, 'first'),
 		`${live.first.n} first messages`,
 	);
 }
@@ -191,18 +196,17 @@ if (!skipN8n('live')) await addLiveN8nRows();
 /** The Messenger Live Trigger's rows measured in a real n8n (liveConversationsN8n.mjs). */
 async function addLiveN8nRows() {
 	for (const live of await measureLiveConversationsInN8n()) {
-		const seconds = ({ p50, p95 }) => `${p50.toFixed(1)} / ${p95.toFixed(1)}`;
 		const label = `Messenger Live Trigger, real n8n ${live.version}, ${live.chats} chats in conversation`;
 		add(
 			`${label}: follow-ups, message → execution start p50 / p95 (s)`,
 			seconds(live.followUp),
-			live.chats === LIVE_GOALS.chats ? goal(LIVE_GOALS.followUp) : '',
+			liveGoal(live.chats, 'followUp'),
 			`${live.followUp.n} follow-ups; ${live.readsPerMinute.toFixed(1)} chat reads a minute (at most ${live.mostReadsInAMinute} in any minute; budget 60), ${live.requestsPerMinute.toFixed(1)} requests a minute with the answers, ${live.refused} × 429; ${live.written} messages, lost ${live.lost}, doubled ${live.doubled}; ${live.executions} executions, ${live.failed} failed; a follow-up's read to its execution's start p50 ${live.split.toStart.p50.toFixed(2)} s${live.unreadAtStart ? `; ${live.unreadAtStart} chats not yet read when the customers started` : ''}${live.readsAfterDeactivation ? `; ${live.readsAfterDeactivation} reads after deactivation` : ''}; ${live.minutes} minutes of conversation, real time`,
 		);
 		add(
 			`${label}: first messages, message → execution start p50 / p95 (s)`,
 			seconds(live.first),
-			live.chats === LIVE_GOALS.chats ? goal(LIVE_GOALS.first) : '',
+			liveGoal(live.chats, 'first'),
 			`${live.first.n} first messages`,
 		);
 	}
