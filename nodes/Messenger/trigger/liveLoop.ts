@@ -3,20 +3,21 @@ import type {
 	INodeExecutionData,
 	IPollFunctions,
 	ITriggerFunctions,
-	NodeApiError,
-	NodeOperationError,
 } from 'n8n-workflow';
 
 import type { RequestBudget } from '../../shared/pacing';
 import { abortableSleep, budgetDelayMs, evenSpacingMs, pacingSettings } from '../../shared/pacing';
-import { failsThePoll, pollError } from '../../shared/poll';
-import { PollClock, withPollClock } from '../../shared/pollClock';
+import { pollError } from '../../shared/poll';
+import { PollClock, PollTimeUp, withPollClock } from '../../shared/pollClock';
 import type { OutputItems } from '../../shared/router';
+import { FailureReports, failuresTogether } from './chatFailures';
 import { LiveStopped } from './liveReader';
 import { ChatSchedule } from './liveSchedule';
+import type { BudgetShare } from './liveShares';
+import { joinBudget, leaveBudget, loopsOn } from './liveShares';
 import type { DeliverySettings, HeldChat } from './messageDelivery';
 import { deliveredItems, releaseHeld } from './messageDelivery';
-import type { MessageWatchState } from './messageReceived';
+import type { ChatWatch, MessageWatchState, ProgressBox } from './messageReceived';
 import { advanceEntry, chatUnreadable, freshLink } from './messageReceived';
 import type { MessageFilter, WatchEntry } from './messageSettings';
 import { receivedMessage, wanted } from './messageSettings';
@@ -27,10 +28,10 @@ export const LIVE_LOOP = {
 	activationBudgetMs: 40_000,
 	/** The time one read of a chat (its history, a phone's chat, its files) may take. */
 	readBudgetMs: 20_000,
-	/** After a failure that every read would meet (429s, 5xx, the network), no read for this long, doubling. */
-	backoffMs: { min: 2_000, max: 60_000 },
-	/** One thing's failure is reported as a failed execution at most this often; in between, logged. */
+	/** A chat that keeps failing is a failed execution again after this long, doubling (chatFailures.ts); in between, logged. */
 	reportEveryMs: 60_000,
+	/** ... and at least once in this long while it fails. */
+	reportGapMaxMs: 3_600_000,
 	/** The longest nap: the loop looks at the time again at least this often. */
 	maxNapMs: 5_000,
 	/** Message IDs remembered as handed over, so that a chat listed twice (ID and phone) reports each once. */
@@ -55,16 +56,6 @@ export function storedState(context: ITriggerFunctions): MessageWatchState | und
 export function saveState(context: ITriggerFunctions, state: MessageWatchState): void {
 	context.getWorkflowStaticData('node').live = { key: STATE_KEY, state } as unknown as IDataObject;
 }
-
-/**
- * When the live triggers on one budget last started a read, by budget: reads keep a budget's even
- * spacing (a minute / its requests per minute) instead of spending a window's worth at once and
- * then waiting for the window to pass, which would leave every chat unread for most of a minute.
- */
-const lastReads = new Map<string, number>();
-
-/** How many live loops run on each budget: they share its reads. */
-const loopsOnBudget = new Map<string, number>();
 
 /** A key for n8n 2.x to start one execution per hand-over (a repeat after a crash is skipped). */
 function deduplicationKey(context: ITriggerFunctions, ids: string[]): string {
@@ -96,24 +87,32 @@ export interface LiveSettings {
 	delivery: DeliverySettings;
 }
 
+/** A watch as the loop keeps it: a chat the API did not know keeps its cursor, its back-off is the schedule's. */
+function cursorOnly({ missing, ...watch }: ChatWatch): ChatWatch {
+	void missing;
+	return watch;
+}
+
 /**
  * The Message Received loop of the Messenger Live Trigger: reads the watched chats one at a time,
  * the one due earliest first (liveSchedule.ts), within the live triggers' budget, and hands each
  * chat's new messages over as soon as they are read. The state moves only together with the emit
  * that reports it (n8n saves a trigger's static data when it emits), so a restart repeats or loses
- * nothing; a failed read changes nothing and is read again after a pause.
+ * nothing. A failed read changes nothing and is the chat's alone: it is read again after its own
+ * back-off while the others keep their turns, and is reported as chatFailures.ts says.
  */
 export class LiveLoop {
 	private readonly stopping = new AbortController();
 	private readonly byKey: Map<string, WatchEntry>;
 	private readonly schedule: ChatSchedule;
-	private readonly reported = new Map<string, number>();
+	private readonly reports: FailureReports;
+	/** Where each chat's last read stopped when its time ran out: the next goes on from there. */
+	private readonly progress = new Map<string, ProgressBox>();
 	private readonly recent = new Set<string>();
-	private holdUntil = 0;
 	private state: MessageWatchState;
 	private readonly activationReads: number;
 	private readonly startedAt = Date.now();
-	private backoffMs = 0;
+	private share: BudgetShare | undefined;
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -123,33 +122,46 @@ export class LiveLoop {
 		start: { state: MessageWatchState; read: number },
 		private readonly live: { stopped: boolean },
 	) {
-		this.state = start.state;
 		this.activationReads = start.read;
 		this.byKey = new Map(settings.entries.map((entry) => [entry.key, entry]));
+		this.reports = new FailureReports(context, LIVE_LOOP);
 		this.schedule = new ChatSchedule(
 			settings.entries.map((entry) => entry.key),
-			Date.now(),
-			() => budget.perMinute / Math.max(1, loopsOnBudget.get(budget.key) ?? 1),
+			this.startedAt,
+			() => budget.perMinute / loopsOn(budget),
 		);
+		// A chat the API did not know at activation: its own back-off, then read again.
+		const chats = { ...start.state.chats };
+		for (const [key, watch] of Object.entries(chats)) {
+			if (!watch.missing) continue;
+			chats[key] = cursorOnly(watch);
+			this.schedule.failed(key, this.startedAt);
+		}
+		this.state = { ...start.state, chats };
+	}
+
+	/** The failures the activation met (n8n's start-up, a leadership change): one failed execution naming each. */
+	reportActivation(failures: unknown[]): void {
+		const together = failuresTogether(this.reader, failures);
+		if (together) this.reports.activation(together);
 	}
 
 	/** Runs until stopped; never throws. */
 	async run(): Promise<void> {
-		const { key } = this.budget;
-		loopsOnBudget.set(key, (loopsOnBudget.get(key) ?? 0) + 1);
+		this.share = joinBudget(this.budget);
 		try {
 			while (!this.live.stopped) {
 				try {
 					await this.step();
 				} catch (error) {
 					if (this.live.stopped || error instanceof LiveStopped) return;
-					this.failed(error);
+					// Not a chat's (those are handled where they are read): named, and a pause.
+					this.reports.failed('', pollError(this.reader, error));
+					await this.nap(LIVE_LOOP.maxNapMs);
 				}
 			}
 		} finally {
-			const left = (loopsOnBudget.get(key) ?? 1) - 1;
-			if (left > 0) loopsOnBudget.set(key, left);
-			else loopsOnBudget.delete(key);
+			leaveBudget(this.budget);
 		}
 	}
 
@@ -162,7 +174,6 @@ export class LiveLoop {
 	/** One step: files left over, else a chat whose pause ended, else the chat due, else a nap. */
 	private async step(): Promise<void> {
 		const now = Date.now();
-		if (now < this.holdUntil) return await this.nap(this.holdUntil - now);
 		const { pauseSeconds } = this.settings.delivery;
 		if (this.state.pending?.length) {
 			return await this.handOver(this.state.pending, { ...this.state, pending: [] }, true);
@@ -172,15 +183,16 @@ export class LiveLoop {
 			const { released, held } = releaseHeld([], this.state.held ?? {}, pauseSeconds, now);
 			return await this.handOver(released, { ...this.state, held });
 		}
+		const share = this.share as BudgetShare;
 		const next = this.schedule.next(now);
 		const spacing = this.spacingMs(now);
-		const last = lastReads.get(this.budget.key) ?? -Infinity;
+		const last = share.lastReadAt;
 		const due = Math.max(next?.at ?? Infinity, now + budgetDelayMs(this.budget), last + spacing);
 		const wait = Math.min(release, due) - now;
 		if (wait > 0) return await this.nap(wait);
 		if (!next) return;
 		// A late wake-up (by up to half a spacing) does not push the reads after it back.
-		lastReads.set(this.budget.key, Math.max(now - spacing / 2, last + spacing));
+		share.lastReadAt = Math.max(now - spacing / 2, last + spacing);
 		await this.readChat(next.key);
 	}
 
@@ -203,6 +215,9 @@ export class LiveLoop {
 	private async readChat(key: string): Promise<void> {
 		const entry = this.byKey.get(key) as WatchEntry;
 		const { filter, delivery } = this.settings;
+		const progress = this.progress.get(key) ?? {};
+		this.progress.set(key, progress);
+		const pagesBefore = progress.progress?.pages ?? 0;
 		await withPollClock(
 			this.reader,
 			new PollClock(LIVE_LOOP.readBudgetMs, Date.now, this.stopping.signal),
@@ -216,19 +231,24 @@ export class LiveLoop {
 						this.state.chats[key],
 						new Date().toISOString(),
 						filter,
+						progress,
 					);
 				} catch (error) {
 					failed = error;
 				}
+				if (this.live.stopped) throw new LiveStopped('The trigger was stopped');
 				if (!result) {
-					// The API's or the network's failure stops the loop for a while; the chat's own names it.
-					if (this.live.stopped || failsThePoll(failed)) throw failed;
-					this.report(key, chatUnreadable(this.reader, entry, failed));
-					this.schedule.read(key, Date.now());
-					return;
+					// A history longer than one read's time goes on at the chat's next turn, soon.
+					const readOn =
+						failed instanceof PollTimeUp && (progress.progress?.pages ?? 0) > pagesBefore;
+					if (readOn) return this.schedule.read(key, Date.now(), true);
+					return this.chatFailed(key, chatUnreadable(this.reader, entry, failed));
 				}
+				if (!progress.progress) this.progress.delete(key);
 				const now = Date.now();
-				if (result.gone) this.report(key, pollError(this.reader, result.gone));
+				// A chat the API did not know (404): asked again after its back-off, its cursor kept.
+				if (result.gone && !entry.phone)
+					return this.chatFailed(key, pollError(this.reader, result.gone));
 				const items = result.fresh
 					.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
 					.map((message) => receivedMessage(message, entry.phone));
@@ -238,17 +258,28 @@ export class LiveLoop {
 					delivery.pauseSeconds,
 					now,
 				);
-				this.schedule.read(key, now, result.fresh.length > 0);
+				if (result.gone) this.chatFailed(key, pollError(this.reader, result.gone));
+				else {
+					this.schedule.read(key, now, result.fresh.length > 0);
+					this.reports.recovered(key);
+				}
 				const chats = { ...this.state.chats, [key]: result.watch };
 				await this.handOver(released, { ...this.state, chats, held });
 			},
 		);
-		this.backoffMs = 0;
+	}
+
+	/** A read of the chat failed: nothing of it moves; its own back-off, and the failure named. */
+	private chatFailed(key: string, error: ReturnType<typeof pollError>): void {
+		this.schedule.failed(key, Date.now());
+		this.reports.failed(key, error);
 	}
 
 	/**
 	 * Delivers released messages (their files with Download Media) and moves the state to `next`
-	 * with the emit that reports them; files that did not fit in the time wait in `pending`.
+	 * with the emit that reports it; files that did not fit in the time wait in `pending`. A file
+	 * that cannot be fetched (its host or the API failing too) comes with `mediaError`: one file
+	 * never holds back the messages after it.
 	 */
 	private async handOver(
 		released: IDataObject[][],
@@ -262,7 +293,6 @@ export class LiveLoop {
 				await deliveredItems(this.reader, released, this.settings.delivery, {
 					freshLink: async (messageId) => await freshLink(this.reader, messageId),
 					mustDeliverFirst,
-					fetchFailsPoll: true,
 				}),
 		);
 		const state: MessageWatchState = { chats: next.chats };
@@ -287,33 +317,6 @@ export class LiveLoop {
 		this.recent.add(id);
 		if (this.recent.size > LIVE_LOOP.recentIds) {
 			this.recent.delete(this.recent.values().next().value as string);
-		}
-	}
-
-	/** A failure every read would meet: no read for a while (doubling), reported with its cause. */
-	private failed(error: unknown): void {
-		this.backoffMs = Math.min(
-			LIVE_LOOP.backoffMs.max,
-			Math.max(LIVE_LOOP.backoffMs.min, this.backoffMs * 2),
-		);
-		this.holdUntil = Date.now() + this.backoffMs;
-		this.report('', pollError(this.reader, error));
-	}
-
-	/**
-	 * A failed execution with the cause (n8n 2.x's saveFailedExecution; the workflow stays
-	 * active), at most once per `reportEveryMs` for one thing; n8n 1.x has no such call: logged.
-	 */
-	report(key: string, error: NodeApiError | NodeOperationError): void {
-		const now = Date.now();
-		const last = this.reported.get(key) ?? -Infinity;
-		const logged = `${this.context.getNode().name}: ${error.message}`;
-		if (now - last < LIVE_LOOP.reportEveryMs) return this.context.logger.warn(logged);
-		this.reported.set(key, now);
-		if (typeof this.context.saveFailedExecution === 'function') {
-			this.context.saveFailedExecution(error);
-		} else {
-			this.context.logger.error(logged);
 		}
 	}
 }

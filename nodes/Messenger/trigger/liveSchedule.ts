@@ -17,6 +17,8 @@ export const LIVE_SCHEDULE = {
 	quietRatio: 1.25,
 	/** A quiet chat is read at most this often, and at least this often while the budget allows. */
 	quietGapMs: { min: 10_000, max: 60_000 },
+	/** A chat whose reads fail is read again after this long, doubling with each failure in a row. */
+	backoffMs: { min: 2_000, max: 300_000 },
 };
 
 /**
@@ -28,6 +30,8 @@ export class ChatSchedule {
 	private readonly due = new Map<string, number>();
 	private readonly changedAt = new Map<string, number>();
 	private readonly readAt = new Map<string, number>();
+	/** Failed reads in a row, by chat: such a chat waits out its back-off and has no share of the budget. */
+	private readonly failures = new Map<string, number>();
 
 	/**
 	 * Every chat is due at `now`: the first reads catch up with what came while n8n was not
@@ -52,7 +56,8 @@ export class ChatSchedule {
 		let ready: { key: string; at: number } | undefined;
 		let soonest: { key: string; at: number } | undefined;
 		for (const [key, due] of this.due) {
-			const may = Math.min(due, (this.readAt.get(key) ?? -Infinity) + this.boundMs(key, now));
+			const bound = (this.readAt.get(key) ?? -Infinity) + this.boundMs(key, now);
+			const may = this.failures.has(key) ? due : Math.min(due, bound);
 			if (may <= now) {
 				if (!ready || due < ready.at) ready = { key, at: due };
 			} else if (!soonest || may < soonest.at) soonest = { key, at: may };
@@ -79,8 +84,10 @@ export class ChatSchedule {
 	gapMs(key: string, now: number): number {
 		const { activeGapMs, quietRatio, quietGapMs } = LIVE_SCHEDULE;
 		let active = 0;
-		for (const chat of this.due.keys()) if (this.active(chat, now)) active++;
-		const quiet = this.due.size - active;
+		for (const chat of this.due.keys()) {
+			if (!this.failures.has(chat) && this.active(chat, now)) active++;
+		}
+		const quiet = this.due.size - this.failures.size - active;
 		const minute = pacingSettings.windowMs;
 		const unit = ((active + quiet / quietRatio) * minute) / Math.max(1, this.perMinute());
 		if (this.active(key, now)) return Math.round(Math.max(activeGapMs, unit));
@@ -89,8 +96,26 @@ export class ChatSchedule {
 
 	/** A chat was read at `now` (`changed`: its history had something new): when it is due again. */
 	read(key: string, now: number, changed = false): void {
+		this.failures.delete(key);
 		if (changed) this.changedAt.set(key, now);
 		this.readAt.set(key, now);
 		this.due.set(key, now + this.gapMs(key, now));
+	}
+
+	/**
+	 * A read of the chat failed at `now`: it is read again after its own back-off (LIVE_SCHEDULE
+	 * backoffMs, doubling while it keeps failing); the other chats keep their turns.
+	 */
+	failed(key: string, now: number): void {
+		const streak = (this.failures.get(key) ?? 0) + 1;
+		this.failures.set(key, streak);
+		const { min, max } = LIVE_SCHEDULE.backoffMs;
+		this.readAt.set(key, now);
+		this.due.set(key, now + Math.min(max, min * 2 ** Math.min(streak - 1, 30)));
+	}
+
+	/** Failed reads of the chat in a row (0: its last read succeeded). */
+	failuresOf(key: string): number {
+		return this.failures.get(key) ?? 0;
 	}
 }

@@ -110,7 +110,7 @@ export async function startMessageLive(context: ITriggerFunctions): Promise<ITri
 	saveState(context, start.state);
 	const loop = new LiveLoop(context, reader, settings, budget, start, live);
 	// n8n started or changed its leader: the chats that could not be read are named, the rest run.
-	for (const failure of start.failures) loop.report('', pollError(reader, failure));
+	loop.reportActivation(start.failures);
 	const running = loop.run();
 	return {
 		closeFunction: async () => {

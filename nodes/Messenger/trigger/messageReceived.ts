@@ -14,8 +14,10 @@ import {
 	triggerSetting,
 	unreadable,
 } from '../../shared/poll';
+import { PollTimeUp } from '../../shared/pollClock';
 import { OutputItems } from '../../shared/router';
 import { apiRequest, path } from '../../shared/transport';
+import { failuresTogether } from './chatFailures';
 import { chatIdOf, historyPath, unlessChatMissing } from './chatOfPhone';
 import type { ChatCursor } from './messageCursor';
 import {
@@ -34,14 +36,19 @@ import type { MessageFilter, WatchEntry } from './messageSettings';
 import { messageSample } from './messageSample';
 import { messageFilter, receivedMessage, wanted, watchEntries } from './messageSettings';
 
+/** A watched chat ID the API did not know (404) is asked for again after this long, doubling while it stays unknown. */
+export const MISSING_RETRY_MS = { min: 60_000, max: 3_600_000 };
+
 /**
  * What the trigger keeps per entry (a few fields): the chat's cursor; `chatId` once a phone was
  * matched to its chat (no `chatId` for a phone: not matched yet, `at` is when watching began);
- * `missing` for a chat ID the API does not know (no longer asked for while it stays listed).
+ * `missing` for a chat ID the API did not know at its last `times` reads: its cursor is kept and
+ * it is asked for again from `retryAt` on (a 404 may pass). `true`: stored so by an earlier
+ * version, with no cursor.
  */
 export interface ChatWatch extends ChatCursor {
 	chatId?: string;
-	missing?: boolean;
+	missing?: { times: number; retryAt: string } | boolean;
 }
 
 export interface MessageWatchState {
@@ -62,7 +69,7 @@ function chatGone(entry: WatchEntry, chatId: string): InputError {
 			: `The watched chat "${chatId}" was not found`,
 		entry.phone
 			? 'The phone is matched to its chat again at the next poll.'
-			: 'Correct the ID, or remove it from Chats. Found gone after activation, it is reported once and no longer asked for while it stays there.',
+			: 'Correct the ID, or remove it from Chats. While it stays there it is asked for again after a growing delay (a 404 may pass), and its messages are reported once it is found.',
 	);
 }
 
@@ -77,40 +84,96 @@ export function chatUnreadable(context: IPollFunctions, entry: WatchEntry, error
 }
 
 /**
+ * Where a read of a chat's history stopped when its time ran out, for the next read of the chat
+ * to go on from (with the same cursor): a history longer than one read's time (pages oldest
+ * first, or a great many new messages) is read over several reads instead of never to its end.
+ * Kept in memory by the reader (the live loop); `pages`: pages read so far.
+ */
+export interface ReadProgress {
+	chatId: string;
+	cursor: ChatCursor;
+	pages: number;
+	next: { page: number; query?: IDataObject };
+	read: Map<string, IDataObject>;
+	behind: ArrivalsBehind;
+	oldestFirst: boolean;
+	boundary?: string;
+}
+
+/** A chat's read progress between reads (empty: the next read starts at the first page). */
+export interface ProgressBox {
+	progress?: ReadProgress;
+}
+
+/** Whether `progress` was made reading `chatId` after `cursor`, so that a read may go on from it. */
+function goesOn(
+	progress: ReadProgress | undefined,
+	chatId: string,
+	cursor: ChatCursor | undefined,
+) {
+	return progress !== undefined &&
+		cursor !== undefined &&
+		progress.chatId === chatId &&
+		progress.cursor.at === cursor.at &&
+		progress.cursor.ids.join() === cursor.ids.join()
+		? progress
+		: undefined;
+}
+
+/**
  * The messages of a chat after `cursor`, oldest first, and the cursor after them; without a
  * cursor, a baseline (the newest messages are recorded, none is new). Pages come newest first
  * and are followed until one reaches messages older than the cursor. Undefined: the chat is gone.
+ * With `box`, a read cut off by its time leaves its progress there and the next goes on from it.
  */
 export async function readChat(
 	context: IPollFunctions,
 	chatId: string,
 	cursor: ChatCursor | undefined,
 	filter: MessageFilter,
+	box?: ProgressBox,
 ): Promise<{ fresh: IDataObject[]; cursor: ChatCursor } | undefined> {
+	const resumed = goesOn(box?.progress, chatId, cursor);
+	if (box) box.progress = undefined;
 	// Pages shift while they are read (a message arriving moves the others down, so that a page
 	// may hold only messages read already): by ID, once, and a page of repeats does not end the read.
-	const read = new Map<string, IDataObject>();
-	const behind = new ArrivalsBehind();
-	let boundary = cursor?.at;
+	const read = resumed?.read ?? new Map<string, IDataObject>();
+	const behind = resumed?.behind ?? new ArrivalsBehind();
+	let boundary = resumed ? resumed.boundary : cursor?.at;
+	let oldestFirst = resumed?.oldestFirst ?? false;
+	let pages = resumed?.pages ?? 0;
+	let next = resumed?.next ?? { page: 1 };
 	const found = await unlessChatMissing(async () => {
-		let oldestFirst = false;
-		let first = true;
-		for await (const page of listPages.call(context, historyPath(chatId), {
-			qs: { sort: 'desc' },
-			pagesMayShift: true,
-			errorContext: { resource: 'Chat', id: chatId },
-		})) {
-			const items = page.items.map((message) => checkedMessage(message, filter));
-			behind.note(items, read);
-			for (const message of items) read.set(String(message.id), message);
-			// Pages oldest first (the API ignored `sort`) keep the newest for last: read them all.
-			// A page too small to show its order tells it too when it is the first and older than
-			// the cursor's messages (newest first, it would hold the newest message there is).
-			oldestFirst ||= isOldestFirst(items) || (first && startsBefore(items, cursor));
-			first = false;
-			if (oldestFirst) continue;
-			boundary ??= newestTime(items);
-			if (boundary === undefined || reachedOlder(items, boundary)) break;
+		let first = !resumed;
+		try {
+			for await (const page of listPages.call(context, historyPath(chatId), {
+				qs: { sort: 'desc' },
+				pagesMayShift: true,
+				firstPage: next.page,
+				startQuery: next.query,
+				errorContext: { resource: 'Chat', id: chatId },
+			})) {
+				const items = page.items.map((message) => checkedMessage(message, filter));
+				behind.note(items, read);
+				for (const message of items) read.set(String(message.id), message);
+				pages++;
+				if (page.nextPage !== undefined) next = { page: page.nextPage, query: page.nextQuery };
+				// Pages oldest first (the API ignored `sort`) keep the newest for last: read them all.
+				// A page too small to show its order tells it too when it is the first and older than
+				// the cursor's messages (newest first, it would hold the newest message there is).
+				oldestFirst ||= isOldestFirst(items) || (first && startsBefore(items, cursor));
+				first = false;
+				if (oldestFirst) continue;
+				boundary ??= newestTime(items);
+				if (boundary === undefined || reachedOlder(items, boundary)) break;
+			}
+		} catch (error) {
+			if (box && cursor && error instanceof PollTimeUp && pages > 0) {
+				// Messages older than the cursor are no longer needed: what is kept stays small.
+				const kept = new Map([...read].filter(([, message]) => messageTime(message) >= cursor.at));
+				box.progress = { chatId, cursor, pages, next, read: kept, behind, oldestFirst, boundary };
+			}
+			throw error;
 		}
 		return true;
 	});
@@ -132,7 +195,7 @@ export async function readChat(
  * time (the cursor may not pass it, or that message is lost). Newest first, a new message goes
  * before everything and is read at the next poll; there repeats are no sign of it.
  */
-class ArrivalsBehind {
+export class ArrivalsBehind {
 	private last = '';
 	private ascending = true;
 	private repeatedAt: string | undefined;
@@ -162,25 +225,48 @@ function startsBefore(items: IDataObject[], cursor: ChatCursor | undefined): boo
 	);
 }
 
-/** One watched entry moved on by one poll: its new state and its new messages. */
+/** When a chat the API did not know `times` reads in a row at `now` is asked for again. */
+function retryAt(now: string, times: number): string {
+	const { min, max } = MISSING_RETRY_MS;
+	return new Date(
+		Date.parse(now) + Math.min(max, min * 2 ** Math.min(times - 1, 30)),
+	).toISOString();
+}
+
+/**
+ * One watched entry moved on by one poll: its new state and its new messages. `box`: where a
+ * read cut off by its time leaves its progress for the next (readChat).
+ */
 export async function advanceEntry(
 	context: IPollFunctions,
 	entry: WatchEntry,
-	watch: ChatWatch | undefined,
+	stored: ChatWatch | undefined,
 	now: string,
 	filter: MessageFilter,
+	box?: ProgressBox,
 ): Promise<{ watch: ChatWatch; fresh: IDataObject[]; gone?: InputError }> {
-	if (watch?.missing) return { watch, fresh: [] };
+	// Stored missing for good by an earlier version, without a cursor: watched from a new baseline.
+	const watch = stored?.missing === true ? undefined : stored;
+	const missing = typeof watch?.missing === 'object' ? watch.missing : undefined;
+	if (watch && missing && now < missing.retryAt) return { watch, fresh: [] };
 	const chatId = await chatIdOf(context, entry, watch);
 	// A phone without a chat yet: asked again next poll; its chat's messages from `at` on count.
 	const waiting: ChatWatch = { at: watch?.at ?? now, ids: watch?.ids ?? [] };
 	if (!chatId) return { watch: waiting, fresh: [] };
 	// A phone matched just now starts at the time it began to be watched, not at a baseline.
 	const cursor = watch ? { at: watch.at, ids: watch.ids, floor: watch.floor } : undefined;
-	const read = await readChat(context, chatId, cursor, filter);
+	const read = await readChat(context, chatId, cursor, filter, box);
 	if (!read) {
-		const watch: ChatWatch = entry.phone ? waiting : { at: '', ids: [], missing: true };
-		return { watch, fresh: [], gone: chatGone(entry, chatId) };
+		// Its cursor is kept (from now on, for a chat never read): found again, nothing is lost.
+		const times = (missing?.times ?? 0) + 1;
+		const { at, ids, floor } = cursor ?? waiting;
+		const kept = {
+			at,
+			ids,
+			...(floor ? { floor } : {}),
+			missing: { times, retryAt: retryAt(now, times) },
+		};
+		return { watch: entry.phone ? waiting : kept, fresh: [], gone: chatGone(entry, chatId) };
 	}
 	const next: ChatWatch = { ...read.cursor, ...(entry.phone ? { chatId } : {}) };
 	return {
@@ -285,7 +371,8 @@ export async function pollMessageReceivedEvent(
 				isolate: !person,
 			});
 			if (person && first.failures.length) throw first.failures[0];
-			return new PartialBaseline(first.state, first.failures);
+			const together = failuresTogether(context, first.failures);
+			return new PartialBaseline(first.state, together ? [together] : []);
 		},
 		poll: async (state) => {
 			// Files the last poll had no time for go first, with the whole of this poll's time.

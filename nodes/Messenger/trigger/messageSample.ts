@@ -24,7 +24,7 @@ async function newestMessages(
 export async function messageSample(
 	context: IPollFunctions,
 	entries: WatchEntry[],
-	state: { chats: Record<string, { chatId?: string; missing?: boolean }> } | undefined,
+	state: { chats: Record<string, { chatId?: string; missing?: unknown }> } | undefined,
 	filter: MessageFilter,
 ): Promise<IDataObject[]> {
 	let latest: IDataObject | undefined;

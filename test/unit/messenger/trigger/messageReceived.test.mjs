@@ -164,7 +164,7 @@ describe('Message Received polls', () => {
 		assert.deepEqual(idsOf((await t.poll()).items), [a1.id]);
 	});
 
-	it('an unknown chat ID fails activation; one gone later is a failed execution once, then not asked for while listed', async () => {
+	it('an unknown chat ID fails activation; one gone later is a failed execution, asked for again after a growing delay, its cursor kept', async () => {
 		const api = fakeApi();
 		api.add('cht_a', message('cht_a', 0));
 		api.add('cht_gone', message('cht_gone', 0));
@@ -180,10 +180,42 @@ describe('Message Received polls', () => {
 		assert.equal(gone.emittedErrors.length, 1);
 		assert.match(gone.emittedErrors[0].message, /The watched chat "cht_gone" was not found/);
 		assert.deepEqual(gone.emittedErrors[0].failure, { cause: 'configuration-invalid' });
-		assert.equal(t.state().chats.cht_gone.missing, true);
+		const { missing } = t.state().chats.cht_gone;
+		assert.equal(missing.times, 1);
 		const calls = api.historyCalls('cht_gone');
 		assert.equal((await t.poll()).emittedErrors.length, 0);
-		assert.equal(api.historyCalls('cht_gone'), calls);
+		assert.equal(api.historyCalls('cht_gone'), calls, 'not asked for again before its delay');
+		// The delay passed and it is still unknown: named again, the next delay twice as long.
+		const retries = [];
+		for (const times of [1, 2]) {
+			const { missing: was } = t.state().chats.cht_gone;
+			const due = Date.parse(was.retryAt);
+			t.state().chats.cht_gone.missing.retryAt = new Date(Date.now() - 1).toISOString();
+			assert.equal((await t.poll()).emittedErrors.length, 1);
+			retries.push(Date.parse(t.state().chats.cht_gone.missing.retryAt) - Date.now());
+			assert.equal(t.state().chats.cht_gone.missing.times, times + 1);
+			assert.ok(due > Date.now(), 'the delay had not passed by itself');
+		}
+		assert.ok(retries[1] > retries[0] * 1.5, `delays ${retries.join(', ')} ms`);
+		// The 404 passed: what was written meanwhile is reported once, the older history not.
+		const [back] = api.add('cht_gone', message('cht_gone', 5));
+		api.chats.get('cht_gone').unshift(message('cht_gone', -10));
+		t.state().chats.cht_gone.missing.retryAt = new Date(Date.now() - 1).toISOString();
+		const found = await t.poll();
+		assert.deepEqual(idsOf(found.items), [back.id]);
+		assert.equal(t.state().chats.cht_gone.missing, undefined);
+		assert.deepEqual(idsOf((await t.poll()).items), []);
+	});
+
+	it('a chat stored as missing for good by an earlier version is read again, from a new baseline', async () => {
+		const api = fakeApi();
+		api.add('cht_a', message('cht_a', 0), message('cht_a', 1));
+		const t = trigger(api, { chats: 'cht_a' });
+		await t.poll();
+		t.state().chats.cht_a = { at: '', ids: [], missing: true };
+		assert.deepEqual(idsOf((await t.poll()).items), [], 'its history is not reported');
+		const [a2] = api.add('cht_a', message('cht_a', 2));
+		assert.deepEqual(idsOf((await t.poll()).items), [a2.id]);
 	});
 
 	it('a phone without a chat is checked at each poll; its chat reports messages since it was watched', async () => {
