@@ -15,9 +15,11 @@ import { LiveStopped } from './liveReader';
 import { ChatSchedule } from './liveSchedule';
 import type { BudgetShare } from './liveShares';
 import { joinBudget, leaveBudget, loopsOn } from './liveShares';
-import type { DeliverySettings, HeldChat } from './messageDelivery';
+import { cursorOnly, releaseAt, saveState } from './liveState';
+import type { DeliverySettings } from './messageDelivery';
 import { deliveredItems, releaseHeld } from './messageDelivery';
-import type { ChatWatch, MessageWatchState, ProgressBox } from './messageReceived';
+import type { ProgressBox } from './chatHistory';
+import type { MessageWatchState } from './messageReceived';
 import { advanceEntry, chatUnreadable, freshLink } from './messageReceived';
 import type { MessageFilter, WatchEntry } from './messageSettings';
 import { receivedMessage, wanted } from './messageSettings';
@@ -38,24 +40,7 @@ export const LIVE_LOOP = {
 	recentIds: 1_000,
 };
 
-/** What the trigger keeps in the node's static data (the key changes when the shape does). */
-const STATE_KEY = 'messageReceived';
-
-interface StoredState {
-	key: string;
-	state: MessageWatchState;
-}
-
-/** The state stored for this trigger, if it is of this shape. */
-export function storedState(context: ITriggerFunctions): MessageWatchState | undefined {
-	const stored = context.getWorkflowStaticData('node').live as StoredState | undefined;
-	return stored && stored.key === STATE_KEY ? stored.state : undefined;
-}
-
-/** Puts the trigger's state in the node's static data (n8n saves it at activation and with each emit). */
-export function saveState(context: ITriggerFunctions, state: MessageWatchState): void {
-	context.getWorkflowStaticData('node').live = { key: STATE_KEY, state } as unknown as IDataObject;
-}
+export { saveState, storedState } from './liveState';
 
 /** A key for n8n 2.x to start one execution per hand-over (a repeat after a crash is skipped). */
 function deduplicationKey(context: ITriggerFunctions, ids: string[]): string {
@@ -71,26 +56,11 @@ function messageIdsOf(items: INodeExecutionData[]): string[] {
 	);
 }
 
-/** When the first held chat's pause ends (Infinity: none held). */
-function releaseAt(held: Record<string, HeldChat> | undefined, pauseSeconds: number): number {
-	let at = Infinity;
-	for (const chat of Object.values(held ?? {})) {
-		at = Math.min(at, Date.parse(chat.lastFoundAt) + pauseSeconds * 1000);
-	}
-	return at;
-}
-
 /** The settings a live trigger runs with, checked before any request. */
 export interface LiveSettings {
 	entries: WatchEntry[];
 	filter: MessageFilter;
 	delivery: DeliverySettings;
-}
-
-/** A watch as the loop keeps it: a chat the API did not know keeps its cursor, its back-off is the schedule's. */
-function cursorOnly({ missing, ...watch }: ChatWatch): ChatWatch {
-	void missing;
-	return watch;
 }
 
 /**
@@ -133,7 +103,8 @@ export class LiveLoop {
 		// A chat the API did not know at activation: its own back-off, then read again.
 		const chats = { ...start.state.chats };
 		for (const [key, watch] of Object.entries(chats)) {
-			if (!watch.missing) continue;
+			// (`true`: stored by an earlier version without a cursor; advanceEntry takes a new baseline.)
+			if (typeof watch.missing !== 'object') continue;
 			chats[key] = cursorOnly(watch);
 			this.schedule.failed(key, this.startedAt);
 		}

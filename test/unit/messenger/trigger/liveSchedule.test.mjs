@@ -87,3 +87,34 @@ describe('Messenger Live Trigger schedule', () => {
 		assert.deepEqual(schedule.next(later), { key: 'c10', at: later });
 	});
 });
+
+describe('Messenger Live Trigger schedule: a failing chat', () => {
+	it('waits out a back-off of its own, doubling to its longest, with no share of the budget; a good read ends it', () => {
+		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		const nineteen = new ChatSchedule(keys.slice(1), 0, () => 60);
+		const { min, max } = LIVE_SCHEDULE.backoffMs;
+		let now = 0;
+		const delays = [];
+		for (let streak = 0; streak < 12; streak++) {
+			schedule.failed('c0', now);
+			const due = now + Math.min(max, min * 2 ** streak);
+			delays.push(due - now);
+			// Long past its bound, it is not read before its back-off ends.
+			for (const key of keys.slice(1)) schedule.read(key, due - 1);
+			const early = schedule.next(due - 1);
+			assert.ok(early.key !== 'c0' || early.at === due, JSON.stringify(early));
+			assert.deepEqual(schedule.next(due), { key: 'c0', at: due });
+			now = due;
+		}
+		assert.equal(delays[1], 2 * delays[0]);
+		assert.equal(delays.at(-1), max);
+		assert.equal(schedule.failuresOf('c0'), 12);
+		// The others share the budget as 19 chats would.
+		assert.equal(schedule.gapMs('c1', now), nineteen.gapMs('c1', now));
+		schedule.read('c0', now);
+		assert.equal(schedule.failuresOf('c0'), 0);
+		schedule.failed('c0', now);
+		assert.deepEqual(schedule.next(now + min), { key: 'c0', at: now + min });
+	});
+});

@@ -103,6 +103,18 @@ describe('Message Received: an unknown watched chat', () => {
 		});
 	}
 
+	it('at start-up, three unknown chats are named in one failed execution', async () => {
+		const api = fakeApi();
+		api.chats.set('cht_a', [message('cht_a', 0)]);
+		const chats = 'cht_x, cht_a, cht_y, cht_z';
+		const t = trigger(api, { event: 'messageReceived', chats }, { mode: 'init' });
+		const first = await t.poll();
+		assert.equal(first.emittedErrors.length, 1);
+		for (const chat of ['cht_x', 'cht_y', 'cht_z']) {
+			assert.match(first.emittedErrors[0].message, new RegExp(`"${chat}" was not found`));
+		}
+	});
+
 	it('activated by a person: the unknown chat is refused, naming it', async () => {
 		const api = fakeApi();
 		api.chats.set('cht_a', [message('cht_a', 0)]);
