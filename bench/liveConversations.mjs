@@ -6,6 +6,8 @@
 // requests a minute; 429s; messages lost or handed over twice. Time runs `speedup` times faster
 // on every side (the sandbox's window, the pacing's, the trigger's schedule, the customers), and
 // the figures are given back in real seconds and minutes.
+import { NodeApiError } from 'n8n-workflow';
+
 import { MessengerLiveTrigger } from '../nodes/Messenger/MessengerLiveTrigger.node.ts';
 import { LIVE_SCHEDULE } from '../nodes/Messenger/trigger/liveSchedule.ts';
 import { LIVE_LOOP } from '../nodes/Messenger/trigger/messageLive.ts';
@@ -13,7 +15,14 @@ import { pacingSettings, resetPacing } from '../nodes/shared/pacing.ts';
 import { apiRequest, retrySettings } from '../nodes/shared/transport.ts';
 import { mulberry32 } from '../sandbox/data/random.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-import { createExecuteContext, createTriggerContext, sandboxHttp } from '../tools/context.mjs';
+
+import {
+	createExecuteContext,
+	createTriggerContext,
+	httpError,
+	sandboxHttp,
+	TEST_NODE,
+} from '../tools/context.mjs';
 import { CONVERSATION, customerChats, customersInConversation } from './conversations.mjs';
 
 /**
@@ -39,9 +48,18 @@ function scaleNumbers(
 /**
  * Runs `chats` customers for `minutes` (of real time, run `speedup` times faster) against one live
  * trigger at default settings, and returns the latencies (real seconds), requests a minute, 429s,
- * and messages lost or doubled.
+ * and messages lost or doubled. `idle`: the first chats have no customer (watched, quiet);
+ * `failing`: the first of them answer 500 to every history read (the trigger's own requests, the
+ * sandbox never sees them), so that a run with a failing chat compares with the same run without.
  */
-export async function measureLiveConversations({ chats, minutes = 3, speedup = 10, seed = 7 }) {
+export async function measureLiveConversations({
+	chats,
+	minutes = 3,
+	speedup = 10,
+	seed = 7,
+	idle = 0,
+	failing = 0,
+}) {
 	const scale = 1 / speedup;
 	const ms = (real) => Math.max(1, Math.round(real * scale));
 	// Seeded, so that runs compare.
@@ -67,14 +85,24 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 			http: auth.httpRequestWithAuthentication,
 			credentials: auth.store.data,
 		});
+		const broken = new Set();
+		let failedReads = 0;
+		const http = async (type, options) => {
+			const chat = /\/messages\/chat\/([^/?]+)/.exec(String(options.url))?.[1];
+			if (chat && broken.has(decodeURIComponent(chat))) {
+				failedReads++;
+				throw new NodeApiError(TEST_NODE, httpError(500, { message: 'Internal Server Error' }));
+			}
+			return await auth.httpRequestWithAuthentication(type, options);
+		};
 		const trigger = createTriggerContext({
 			params: { event: 'messageReceived', chats: chatIds.join(','), direction: 'inbound' },
-			http: auth.httpRequestWithAuthentication,
+			http,
 			credentials: auth.store.data,
 		});
 
 		customers = customersInConversation({
-			chatIds,
+			chatIds: chatIds.slice(idle),
 			random,
 			speedup,
 			write,
@@ -97,6 +125,8 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 		};
 
 		const response = await new MessengerLiveTrigger().trigger.call(trigger.context);
+		// The broken chats break after the activation (a person's activation refuses a chat it cannot read).
+		for (const chat of chatIds.slice(0, failing)) broken.add(chat);
 		await new Promise((resolve) => setTimeout(resolve, ms(CONVERSATION.afterActivationMs)));
 		const mark = sandbox.log.length;
 		const startedAt = Date.now();
@@ -121,6 +151,8 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 			written,
 			lost,
 			doubled,
+			failedReads,
+			failedExecutions: trigger.failed.length,
 		};
 	} finally {
 		customers?.close();
@@ -131,4 +163,16 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 		pacingSettings.windowMs = saved.windowMs;
 		resetPacing();
 	}
+}
+
+/**
+ * One of `chats` chats answering 500 to every history read, against the same run (the same
+ * customers, in the other chats, at the same times) with that chat quiet and healthy: the other
+ * chats' follow-ups, and their p50 with the fault over the p50 without.
+ */
+export async function measureOneChatFailing({ chats, minutes, speedup = 5, seed = 7 }) {
+	const run = { chats, minutes, speedup, seed, idle: 1 };
+	const healthy = await measureLiveConversations(run);
+	const faulty = await measureLiveConversations({ ...run, failing: 1 });
+	return { healthy, faulty, ratio: faulty.followUp.p50 / healthy.followUp.p50 };
 }

@@ -21,7 +21,7 @@ import { measureCallResults } from './callResults.mjs';
 import { FAIR_SHARE_2518AEC, measureCallFinishedBusy } from './callFinishedBusy.mjs';
 import { measureCpuPerItem } from './cpuPerItem.mjs';
 import { conversationMinutes, LIVE_GOALS } from './conversations.mjs';
-import { measureLiveConversations } from './liveConversations.mjs';
+import { measureLiveConversations, measureOneChatFailing } from './liveConversations.mjs';
 import { measureLiveConversationsInN8n } from './liveConversationsN8n.mjs';
 import { measureLiveCycles } from './liveCycles.mjs';
 import { measureSharedLimit } from './sharedLimit.mjs';
@@ -178,6 +178,21 @@ for (const chats of [5, LIVE_GOALS.chats, 50]) {
 		seconds(live.first),
 		liveGoal(chats, 'first'),
 		`${live.first.n} first messages`,
+	);
+}
+
+// Messenger Live Trigger with one of 20 chats failing, against the same run without (about 5 minutes).
+const oneFailing = await measureOneChatFailing({
+	chats: LIVE_GOALS.chats,
+	minutes: LIVE_GOALS.minutes,
+});
+{
+	const { healthy, faulty } = oneFailing;
+	add(
+		`Messenger Live Trigger, 1 of ${LIVE_GOALS.chats} chats answering 500 on every read: the other chats' follow-ups p50, with the fault / without`,
+		oneFailing.ratio.toFixed(2),
+		'<= 1.2',
+		`follow-ups p50 / p95 ${seconds(faulty.followUp)} s against ${seconds(healthy.followUp)} s, first messages ${seconds(faulty.first)} s against ${seconds(healthy.first)} s (${faulty.followUp.n} and ${healthy.followUp.n} follow-ups; the failing chat has no customer, in both runs); ${faulty.failedReads} requests to the failing chat, ${faulty.failedExecutions} failed executions; ${faulty.readsPerMinute.toFixed(1)} and ${healthy.readsPerMinute.toFixed(1)} other reads a minute; lost ${faulty.lost}, doubled ${faulty.doubled}; ${LIVE_GOALS.minutes} minutes of conversation, time scaled ×0.2`,
 	);
 }
 

@@ -268,6 +268,12 @@ describe('The Messenger Live Trigger as docs/triggers.md tells it, held to the c
 		assert.ok(text.includes(`a quiet one every ${s(LIVE_SCHEDULE.quietGapMs.min)})`));
 		assert.ok(text.includes(`at least every ${s(LIVE_SCHEDULE.quietGapMs.max)}`));
 		assert.ok(text.includes(`the activation's time (${s(LIVE_LOOP.activationBudgetMs)})`));
+		const { backoffMs } = LIVE_SCHEDULE;
+		assert.ok(text.includes(`read again after ${s(backoffMs.min)}, then`));
+		assert.ok(text.includes(`up to ${backoffMs.max / 60_000} minutes while it keeps failing`));
+		assert.ok(text.includes(`then after ${LIVE_LOOP.reportEveryMs / 60_000}, 2,`));
+		assert.equal(LIVE_LOOP.reportGapMaxMs, 3_600_000, 'the docs say "at least once an hour"');
+		assert.ok(text.includes(`A history too long for one read** (${s(LIVE_LOOP.readBudgetMs)})`));
 		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
 		const schedule = new ChatSchedule(keys, 0, () => 60);
 		for (const key of keys.slice(0, 10)) schedule.read(key, 0, true);
