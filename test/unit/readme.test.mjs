@@ -272,6 +272,10 @@ describe('The Messenger Live Trigger as docs/triggers.md tells it, held to the c
 		assert.ok(text.includes(`read again after ${s(backoffMs.min)}, then`));
 		assert.ok(text.includes(`up to ${backoffMs.max / 60_000} minutes while it keeps failing`));
 		assert.ok(text.includes(`then after ${LIVE_LOOP.reportEveryMs / 60_000}, 2,`));
+		const { outageChats, outageHoldMs } = LIVE_SCHEDULE;
+		assert.ok(text.includes(`When ${outageChats} chats in a row fail`));
+		assert.ok(text.includes(`no chat is read for ${s(outageHoldMs.min)}, doubling up to a minute`));
+		assert.equal(outageHoldMs.max, 60_000, 'the docs say "up to a minute"');
 		assert.equal(LIVE_LOOP.reportGapMaxMs, 3_600_000, 'the docs say "at least once an hour"');
 		assert.ok(text.includes(`A history too long for one read** (${s(LIVE_LOOP.readBudgetMs)})`));
 		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);

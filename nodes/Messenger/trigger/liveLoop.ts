@@ -7,7 +7,7 @@ import type {
 
 import type { RequestBudget } from '../../shared/pacing';
 import { abortableSleep, budgetDelayMs, evenSpacingMs, pacingSettings } from '../../shared/pacing';
-import { pollError } from '../../shared/poll';
+import { isPollWide, pollError } from '../../shared/poll';
 import { PollClock, PollTimeUp, withPollClock } from '../../shared/pollClock';
 import type { OutputItems } from '../../shared/router';
 import { FailureReports, failuresTogether } from './chatFailures';
@@ -242,7 +242,7 @@ export class LiveLoop {
 
 	/** A read of the chat failed: nothing of it moves; its own back-off, and the failure named. */
 	private chatFailed(key: string, error: ReturnType<typeof pollError>): void {
-		this.schedule.failed(key, Date.now());
+		this.schedule.failed(key, Date.now(), isPollWide(error.failure));
 		this.reports.failed(key, error);
 	}
 

@@ -19,7 +19,19 @@ export const LIVE_SCHEDULE = {
 	quietGapMs: { min: 10_000, max: 60_000 },
 	/** A chat whose reads fail is read again after this long, doubling with each failure in a row. */
 	backoffMs: { min: 2_000, max: 300_000 },
+	/**
+	 * An outage: `outageChats` chats in a row (or every chat, when fewer are watched) failed for a
+	 * cause that every read would meet (a 5xx, a 429, the network). No chat is read for this long,
+	 * doubling while it lasts, so that a down API is not asked once a chat's back-off ends.
+	 */
+	outageHoldMs: { min: 2_000, max: 60_000 },
+	outageChats: 3,
 };
+
+/** `min`, doubled for each of `times` after the first, at most `max`. */
+function doubling({ min, max }: { min: number; max: number }, times: number): number {
+	return Math.min(max, min * 2 ** Math.min(times - 1, 30));
+}
 
 /**
  * When each watched chat is due. The loop reads the chat due earliest (in the order the chats are
@@ -32,6 +44,8 @@ export class ChatSchedule {
 	private readonly readAt = new Map<string, number>();
 	/** Failed reads in a row, by chat: such a chat waits out its back-off and has no share of the budget. */
 	private readonly failures = new Map<string, number>();
+	/** The chats that failed in a row for a cause every read would meet, and the hold that puts on every read. */
+	private readonly outage = { chats: new Set<string>(), holds: 0, until: -Infinity };
 
 	/**
 	 * Every chat is due at `now`: the first reads catch up with what came while n8n was not
@@ -62,7 +76,8 @@ export class ChatSchedule {
 				if (!ready || due < ready.at) ready = { key, at: due };
 			} else if (!soonest || may < soonest.at) soonest = { key, at: may };
 		}
-		return ready ? { key: ready.key, at: Math.min(ready.at, now) } : soonest;
+		const found = ready ? { key: ready.key, at: Math.min(ready.at, now) } : soonest;
+		return found && found.at < this.outage.until ? { ...found, at: this.outage.until } : found;
 	}
 
 	/** The shortest gap of a chat at `now`: its bound, in conversation or quiet. */
@@ -97,6 +112,8 @@ export class ChatSchedule {
 	/** A chat was read at `now` (`changed`: its history had something new): when it is due again. */
 	read(key: string, now: number, changed = false): void {
 		this.failures.delete(key);
+		Object.assign(this.outage, { holds: 0, until: -Infinity });
+		this.outage.chats.clear();
 		if (changed) this.changedAt.set(key, now);
 		this.readAt.set(key, now);
 		this.due.set(key, now + this.gapMs(key, now));
@@ -106,12 +123,17 @@ export class ChatSchedule {
 	 * A read of the chat failed at `now`: it is read again after its own back-off (LIVE_SCHEDULE
 	 * backoffMs, doubling while it keeps failing); the other chats keep their turns.
 	 */
-	failed(key: string, now: number): void {
+	failed(key: string, now: number, everyRead = false): void {
 		const streak = (this.failures.get(key) ?? 0) + 1;
 		this.failures.set(key, streak);
-		const { min, max } = LIVE_SCHEDULE.backoffMs;
 		this.readAt.set(key, now);
-		this.due.set(key, now + Math.min(max, min * 2 ** Math.min(streak - 1, 30)));
+		this.due.set(key, now + doubling(LIVE_SCHEDULE.backoffMs, streak));
+		// A chat's own failure (a 403, a 404) says nothing of the API; `everyRead`: a 5xx, a 429, the network.
+		if (!everyRead) return this.outage.chats.clear();
+		this.outage.chats.add(key);
+		if (this.outage.chats.size < Math.min(LIVE_SCHEDULE.outageChats, this.due.size)) return;
+		this.outage.holds++;
+		this.outage.until = now + doubling(LIVE_SCHEDULE.outageHoldMs, this.outage.holds);
 	}
 
 	/** Failed reads of the chat in a row (0: its last read succeeded). */

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { LIVE_SCHEDULE } from '../../../../nodes/Messenger/trigger/liveSchedule.ts';
 import { budgetsInUse } from '../../../../nodes/Messenger/trigger/liveShares.ts';
 import { LIVE_LOOP } from '../../../../nodes/Messenger/trigger/messageLive.ts';
+import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { httpError, scriptedHttp } from '../../../../tools/context.mjs';
 import { fakeApi, message } from './chatApi.mjs';
 import { activate, pause, until, useLiveTrigger } from './liveTrigger.mjs';
@@ -32,9 +33,9 @@ function watched(chats) {
 	return { ...api, http, asked };
 }
 
-/** Reads: requests to a chat's history more than `retryMs` apart (a read's retries are one read). */
-function readsOf(asked, retryMs = 30) {
-	return asked.filter((time, index) => index === 0 || time - asked[index - 1] > retryMs);
+/** Reads: the first of each read's `attempts` requests (a GET that meets a 5xx is tried 3 times in all). */
+function readsOf(asked, attempts = 1) {
+	return asked.filter((_, index) => index % attempts === 0);
 }
 
 describe('Messenger Live Trigger: one chat failing', () => {
@@ -58,7 +59,11 @@ describe('Messenger Live Trigger: one chat failing', () => {
 			await t.stop();
 			assert.deepEqual(t.ids(), written);
 			assert.ok(Math.max(...latencies) < 800, `latencies ${latencies.join(', ')} ms`);
-			const reads = readsOf(api.asked.get('cht_bad').filter((time) => time >= start));
+			const attempts = status === 500 ? retrySettings.transientAttempts : 1;
+			const reads = readsOf(
+				api.asked.get('cht_bad').filter((time) => time >= start),
+				attempts,
+			);
 			const gaps = reads.slice(1).map((time, index) => time - reads[index]);
 			assert.ok(reads.length <= 7, `${reads.length} reads of the failing chat in a second`);
 			assert.ok(gaps.at(-1) > 1.5 * gaps[0], `gaps ${gaps.join(', ')} ms`);
@@ -83,6 +88,34 @@ describe('Messenger Live Trigger: one chat failing', () => {
 		await until(() => t.ids().includes(back.id));
 		api.failing.add('cht_bad', 403);
 		await until(() => t.failed.length === 2);
+	});
+});
+
+describe('Messenger Live Trigger: the API down for every chat', () => {
+	it('the reads thin out while it lasts and come back with it; one failed execution', async () => {
+		Object.assign(LIVE_SCHEDULE, {
+			backoffMs: { min: 40, max: 2000 },
+			outageHoldMs: { min: 40, max: 320 },
+		});
+		const api = watched(HEALTHY);
+		const t = await activate(api, { chats: HEALTHY.join(',') });
+		for (const chat of HEALTHY) api.failing.add(chat, 503);
+		const start = Date.now();
+		await pause(1500);
+		const reads = readsOf(
+			[...api.asked.values()]
+				.flat()
+				.filter((time) => time >= start)
+				.sort((a, b) => a - b),
+			retrySettings.transientAttempts,
+		);
+		for (const chat of HEALTHY) api.failing.delete(chat);
+		const [back] = api.add('cht_c', message('cht_c', 5));
+		await until(() => t.ids().includes(back.id), 2000);
+		await t.stop();
+		assert.ok(reads.length <= 12, `${reads.length} reads in 1.5 s`);
+		assert.equal(t.failed.length, 1);
+		assert.equal(t.failed[0].failure?.cause, 'temporarily-unavailable');
 	});
 });
 

@@ -118,3 +118,30 @@ describe('Messenger Live Trigger schedule: a failing chat', () => {
 		assert.deepEqual(schedule.next(now + min), { key: 'c0', at: now + min });
 	});
 });
+
+describe('Messenger Live Trigger schedule: an outage', () => {
+	it('three chats in a row failing for a cause every read would meet hold every read, doubling; a good read ends it', () => {
+		const keys = Array.from({ length: 20 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		const { min, max } = LIVE_SCHEDULE.outageHoldMs;
+		schedule.failed('c0', 0, true);
+		schedule.failed('c1', 0, true);
+		assert.deepEqual(schedule.next(0), { key: 'c2', at: 0 }, 'two chats may be their own');
+		schedule.failed('c2', 0, true);
+		assert.deepEqual(schedule.next(0), { key: 'c3', at: min });
+		schedule.failed('c3', min, true);
+		assert.deepEqual(schedule.next(min), { key: 'c4', at: 3 * min });
+		for (let index = 4; index < 20; index++) schedule.failed(`c${index}`, 0, true);
+		assert.equal(schedule.next(0).at, max);
+		// A chat's own failures (403, 404) say nothing of the API; a good read ends the hold.
+		const own = new ChatSchedule(keys, 0, () => 60);
+		for (const key of keys.slice(0, 5)) own.failed(key, 0);
+		assert.deepEqual(own.next(0), { key: 'c5', at: 0 });
+		schedule.read('c0', max);
+		assert.ok(schedule.next(max).at <= max, 'read at once');
+		// One watched chat: its own failure is an outage too.
+		const alone = new ChatSchedule(['c0'], 0, () => 60);
+		alone.failed('c0', 0, true);
+		assert.equal(alone.next(0).at, Math.max(min, LIVE_SCHEDULE.backoffMs.min));
+	});
+});

@@ -55,6 +55,7 @@ export function useLiveTrigger() {
 			activeGapMs: 10,
 			quietGapMs: { min: 30, max: 60 },
 			backoffMs: { min: 40, max: 80 },
+			outageHoldMs: { min: 40, max: 80 },
 		});
 		Object.assign(LIVE_LOOP, { reportEveryMs: 10_000, maxNapMs: 20 });
 	});
