@@ -218,8 +218,9 @@ export class LiveLoop {
 				if (!progress.progress) this.progress.delete(key);
 				const now = Date.now();
 				// A chat the API did not know (404): asked again after its back-off, its cursor kept.
-				if (result.gone && !entry.phone)
+				if (result.gone && !entry.phone) {
 					return this.chatFailed(key, pollError(this.reader, result.gone));
+				}
 				const items = result.fresh
 					.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
 					.map((message) => receivedMessage(message, entry.phone));
@@ -229,8 +230,10 @@ export class LiveLoop {
 					delivery.pauseSeconds,
 					now,
 				);
-				if (result.gone) this.chatFailed(key, pollError(this.reader, result.gone));
-				else {
+				if (result.gone) {
+					// A phone whose chat is gone: matched again (Check Existing) after its back-off.
+					this.chatFailed(key, pollError(this.reader, result.gone));
+				} else {
 					this.schedule.read(key, now, result.fresh.length > 0);
 					this.reports.recovered(key);
 				}
