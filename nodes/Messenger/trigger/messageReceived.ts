@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { ApiClock } from '../../shared/apiClock';
 import { InputError } from '../../shared/errors';
 import type { MediaLink } from '../../shared/download';
 import { mediaLinkOf } from '../../shared/mediaFiles';
@@ -16,7 +17,14 @@ import {
 } from '../../shared/poll';
 import { OutputItems } from '../../shared/router';
 import { apiRequest, path } from '../../shared/transport';
-import { chatIdOf, historyPath, unlessChatMissing } from './chatOfPhone';
+import {
+	chatCursorOf,
+	chatIdOf,
+	chatMovedTo,
+	entriesOfChat,
+	historyPath,
+	unlessChatMissing,
+} from './chatOfPhone';
 import type { ChatCursor } from './messageCursor';
 import {
 	advanceCursor,
@@ -86,6 +94,7 @@ export async function readChat(
 	chatId: string,
 	cursor: ChatCursor | undefined,
 	filter: MessageFilter,
+	answerDate?: (second: number) => void,
 ): Promise<{ fresh: IDataObject[]; cursor: ChatCursor } | undefined> {
 	// Pages shift while they are read (a message arriving moves the others down, so that a page
 	// may hold only messages read already): by ID, once, and a page of repeats does not end the read.
@@ -99,6 +108,7 @@ export async function readChat(
 			qs: { sort: 'desc' },
 			pagesMayShift: true,
 			errorContext: { resource: 'Chat', id: chatId },
+			answerDate,
 		})) {
 			const items = page.items.map((message) => checkedMessage(message, filter));
 			behind.note(items, read);
@@ -162,30 +172,53 @@ function startsBefore(items: IDataObject[], cursor: ChatCursor | undefined): boo
 	);
 }
 
-/** One watched entry moved on by one poll: its new state and its new messages. */
+/** What one read of a watched entry did: the watches it moved, the chat's new messages and phone. */
+export interface EntryRead {
+	/** The entry's watch, and those of the other entries of its chat (one cursor: chatOfPhone.ts). */
+	moved: Record<string, ChatWatch>;
+	fresh: IDataObject[];
+	/** The phone its messages go out with: the entry's, or a listed phone matched to the chat. */
+	phone?: string;
+	gone?: InputError;
+}
+
+/**
+ * One watched entry moved on by one read, against the watches of the listed `entries` (one chat
+ * listed twice has one cursor, moved for all its entries by whichever reads it). Every time it
+ * keeps is the API's (`clock`: its answers' Date headers), never n8n's.
+ */
 export async function advanceEntry(
 	context: IPollFunctions,
 	entry: WatchEntry,
-	watch: ChatWatch | undefined,
-	now: string,
+	watches: Record<string, ChatWatch>,
 	filter: MessageFilter,
-): Promise<{ watch: ChatWatch; fresh: IDataObject[]; gone?: InputError }> {
-	if (watch?.missing) return { watch, fresh: [] };
-	const chatId = await chatIdOf(context, entry, watch);
-	// A phone without a chat yet: asked again next poll; its chat's messages from `at` on count.
-	const waiting: ChatWatch = { at: watch?.at ?? now, ids: watch?.ids ?? [] };
-	if (!chatId) return { watch: waiting, fresh: [] };
-	// A phone matched just now starts at the time it began to be watched, not at a baseline.
-	const cursor = watch ? { at: watch.at, ids: watch.ids, floor: watch.floor } : undefined;
-	const read = await readChat(context, chatId, cursor, filter);
-	if (!read) {
-		const watch: ChatWatch = entry.phone ? waiting : { at: '', ids: [], missing: true };
-		return { watch, fresh: [], gone: chatGone(entry, chatId) };
+	{ entries = [entry], clock = new ApiClock() }: { entries?: WatchEntry[]; clock?: ApiClock } = {},
+): Promise<EntryRead> {
+	const watch = watches[entry.key];
+	if (watch?.missing) return { moved: {}, fresh: [] };
+	const asked = Date.now();
+	const chatId = await chatIdOf(context, entry, watch, clock.answerDate);
+	// A phone without a chat (yet): asked again at its next read; its chat's messages count from
+	// when watching began, or else from when the API said it had none, by the API's clock.
+	const waiting = (): ChatWatch => ({ at: watch?.at ?? clock.since(asked), ids: watch?.ids ?? [] });
+	if (!chatId) return { moved: { [entry.key]: waiting() }, fresh: [] };
+	const group = entriesOfChat(entries, watches, chatId, entry);
+	const phone = entry.phone ?? group.find((other) => other.phone !== undefined)?.phone;
+	const cursor = chatCursorOf(group, watches, entry);
+	// New to the state while another entry of the chat has its cursor: that one is the chat's, and
+	// its reads report what came since. A phone matched just now starts where watching began.
+	if (!watch && cursor) {
+		return { moved: chatMovedTo(group, watches, chatId, cursor, entry), fresh: [], phone };
 	}
-	const next: ChatWatch = { ...read.cursor, ...(entry.phone ? { chatId } : {}) };
+	const read = await readChat(context, chatId, cursor, filter, clock.answerDate);
+	if (!read) {
+		const kept: ChatWatch = entry.phone ? waiting() : { at: '', ids: [], missing: true };
+		return { moved: { [entry.key]: kept }, fresh: [], gone: chatGone(entry, chatId) };
+	}
 	return {
-		watch: next,
+		moved: chatMovedTo(group, watches, chatId, read.cursor, entry),
 		fresh: read.fresh.map((message) => ({ ...message, chatId: message.chatId ?? chatId })),
+		phone,
 	};
 }
 
@@ -193,13 +226,13 @@ export async function advanceEntry(
 function collect(
 	found: Map<string, IDataObject>,
 	fresh: IDataObject[],
-	entry: WatchEntry,
+	phone: string | undefined,
 	filter: MessageFilter,
 ): void {
 	for (const message of fresh.filter((m) => wanted(filter, m))) {
 		const known = found.get(String(message.id));
-		if (!known || (known.phone === null && entry.phone)) {
-			found.set(String(message.id), receivedMessage(message, entry.phone));
+		if (!known || (known.phone === null && phone)) {
+			found.set(String(message.id), receivedMessage(message, phone));
 		}
 	}
 }
@@ -218,9 +251,12 @@ export async function pollMessages(
 	entries: WatchEntry[],
 	state: MessageWatchState,
 	filter: MessageFilter,
-	{ isolate, readBefore = false }: { isolate: boolean; readBefore?: boolean },
+	{
+		isolate,
+		readBefore = false,
+		clock = new ApiClock(),
+	}: { isolate: boolean; readBefore?: boolean; clock?: ApiClock },
 ): Promise<{ items: IDataObject[]; state: MessageWatchState; failures: unknown[] }> {
-	const now = new Date().toISOString();
 	const chats: Record<string, ChatWatch> = {};
 	for (const entry of entries) {
 		if (state.chats[entry.key]) chats[entry.key] = state.chats[entry.key];
@@ -233,9 +269,9 @@ export async function pollMessages(
 		context,
 		order,
 		async (entry) => {
-			const result = await advanceEntry(context, entry, state.chats[entry.key], now, filter);
-			chats[entry.key] = result.watch;
-			collect(found, result.fresh, entry, filter);
+			const result = await advanceEntry(context, entry, chats, filter, { entries, clock });
+			Object.assign(chats, result.moved);
+			collect(found, result.fresh, result.phone, filter);
 			if (result.gone) failures.push(result.gone);
 			read++;
 		},
