@@ -1,0 +1,95 @@
+// A chat listed by its ID and by a phone matched to it is one chat: one cursor, moved for both
+// entries by whichever reads it, so that a restart that reloads only what n8n saved (a trigger()'s
+// static data at the end of activation and at each emit, a poll's at activation and after a poll
+// that returned items; handed back in n8n's proxies) reports its message once. Before the fix each
+// entry kept its own cursor and the message came again after the restart.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { ObservableObject } from 'n8n-workflow';
+
+import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
+import { createPollContext, httpError } from '../../../../tools/context.mjs';
+import { fakeApi, message } from './chatApi.mjs';
+import { liveTriggers, restartedData, until } from './liveTrigger.mjs';
+
+const PHONE = '+34600000001';
+const CHATS = `cht_a, ${PHONE}`;
+const { activate } = liveTriggers();
+
+/** What n8n keeps of static data across a restart: a copy, wrapped in its proxies. */
+const reloaded = (saved) => ObservableObject.create(JSON.parse(JSON.stringify(saved)));
+
+describe('a chat listed by ID and by phone', () => {
+	it('Live Trigger: its message comes once, across a restart, with the phone and one deduplication key', async () => {
+		const api = fakeApi();
+		api.phones.set(PHONE, 'cht_a');
+		api.add('cht_a', message('cht_a', 1));
+		const first = await activate(api, { chats: CHATS });
+		const activation = JSON.parse(JSON.stringify(first.staticData));
+		const [written] = api.add('cht_a', message('cht_a', 5));
+		await until(() => first.emitted.length === 1);
+		await first.stop();
+		const again = await activate(
+			api,
+			{ chats: CHATS },
+			{ staticData: restartedData(first, activation), activation: 'init' },
+		);
+		const reads = api.historyCalls('cht_a');
+		// Both entries read the chat a few times after the restart.
+		await until(() => api.historyCalls('cht_a') >= reads + 6);
+		await again.stop();
+		assert.deepEqual(first.ids(), [written.id]);
+		assert.deepEqual(again.ids(), [], 'not again after the restart');
+		const [emit] = first.emitted;
+		assert.equal(emit.items[0].json.phone, PHONE);
+		assert.equal(emit.deduplicationKey, `messengerLive:workflow-1:node-1:cht_a/${written.id}`);
+	});
+
+	it('Message Received (polling): a read of one entry that failed does not bring the message again after a restart', async () => {
+		const api = fakeApi();
+		api.phones.set(PHONE, 'cht_a');
+		api.add('cht_a', message('cht_a', 1));
+		// The second history read of the poll that finds the message fails for this chat alone (403).
+		let failRead;
+		const http = async (type, options) => {
+			if (/\/messages\/chat\//.test(options.url) && --failRead === 0) {
+				throw httpError(403, { message: 'Forbidden' });
+			}
+			return await api.http(type, options);
+		};
+		const node = new MessengerTrigger();
+		let saved = {};
+		let staticData = {};
+		const poll = async () => {
+			const { context, emittedErrors } = createPollContext({
+				params: { event: 'messageReceived', direction: 'inbound', messageTypes: [], chats: CHATS },
+				http,
+				credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
+				staticData,
+			});
+			const result = await node.poll.call(context);
+			const items = result ? result[0].map((item) => item.json) : [];
+			// n8n saves a poll's static data at activation and after a poll that returned items.
+			if (items.length || !saved.poll) saved = JSON.parse(JSON.stringify(staticData));
+			return { items, emittedErrors };
+		};
+		await poll();
+		const [written] = api.add('cht_a', message('cht_a', 5));
+		failRead = 2;
+		const found = await poll();
+		assert.deepEqual(
+			found.items.map((item) => item.messageId),
+			[written.id],
+		);
+		assert.equal(found.emittedErrors.length, 1, 'the failed read is named');
+		staticData = reloaded(saved);
+		assert.deepEqual((await poll()).items, [], 'not again after the restart');
+		assert.equal(found.items[0].phone, PHONE, 'found by the ID, sent with the phone');
+		const [later] = api.add('cht_a', message('cht_a', 9));
+		assert.deepEqual(
+			(await poll()).items.map((item) => item.messageId),
+			[later.id],
+		);
+	});
+});
