@@ -14,8 +14,8 @@ import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { createTriggerContext } from '../../../../tools/context.mjs';
 
 export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const UNPACED = { baseUrl: 'https://api.example.com', requestsPerMinute: 0 };
-const PARAMS = { event: 'messageReceived', direction: 'inbound', messageTypes: [] };
+export const UNPACED = { baseUrl: 'https://api.example.com', requestsPerMinute: 0 };
+export const PARAMS = { event: 'messageReceived', direction: 'inbound', messageTypes: [] };
 
 /** Waits until `check()` holds (the loop runs on real, shortened time). */
 export async function until(check, ms = 3000) {

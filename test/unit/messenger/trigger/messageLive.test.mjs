@@ -2,74 +2,17 @@
 // (trigger() at activation, emit with the static data saved then, closeFunction at deactivation),
 // against the in-memory chat API, with the schedule's times shortened.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { MessengerLiveTrigger } from '../../../../nodes/Messenger/MessengerLiveTrigger.node.ts';
 import { LIVE_SCHEDULE } from '../../../../nodes/Messenger/trigger/liveSchedule.ts';
 import { LIVE_LOOP } from '../../../../nodes/Messenger/trigger/messageLive.ts';
-import { pacingSettings, resetPacing } from '../../../../nodes/shared/pacing.ts';
-import { retrySettings } from '../../../../nodes/shared/transport.ts';
+import { pacingSettings } from '../../../../nodes/shared/pacing.ts';
 import { createTriggerContext, httpError } from '../../../../tools/context.mjs';
 import { fakeApi, message } from './chatApi.mjs';
+import { liveTriggers, pause, PARAMS, UNPACED, until } from './liveTrigger.mjs';
 
-const saved = {
-	schedule: structuredClone(LIVE_SCHEDULE),
-	loop: structuredClone(LIVE_LOOP),
-	windowMs: pacingSettings.windowMs,
-	retry: { ...retrySettings },
-};
-/** The triggers a test activated: each is deactivated after it, whatever the test did. */
-const active = [];
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const UNPACED = { baseUrl: 'https://api.example.com', requestsPerMinute: 0 };
-const PARAMS = { event: 'messageReceived', direction: 'inbound', messageTypes: [] };
-
-/** Waits until `check()` holds (the loop runs on real, shortened time). */
-async function until(check, ms = 3000) {
-	const end = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > end) throw new Error('timed out waiting');
-		await pause(5);
-	}
-}
-
-/** Activates the trigger as n8n does: `stop()` is n8n's deactivation. */
-async function activate(api, params, options = {}) {
-	const double = createTriggerContext({
-		params: { ...PARAMS, ...params },
-		http: api.http,
-		credentials: UNPACED,
-		...options,
-	});
-	const response = await new MessengerLiveTrigger().trigger.call(double.context);
-	if (response.closeFunction) active.push(response);
-	const ids = () => double.emitted.flatMap((emit) => emit.items.map((item) => item.json.messageId));
-	return { ...double, response, ids, stop: async () => await response.closeFunction() };
-}
-
-beforeEach(() => {
-	// The default budget (60 a minute) in a window of a second: the loop is not held back by it.
-	pacingSettings.windowMs = 1000;
-	Object.assign(retrySettings, { baseDelayMs: 5, maxDelayMs: 20, retryAfterJitterMs: 5 });
-	Object.assign(LIVE_SCHEDULE, {
-		activeGapMs: 10,
-		quietGapMs: { min: 30, max: 60 },
-	});
-	Object.assign(LIVE_LOOP, {
-		backoffMs: { min: 40, max: 80 },
-		reportEveryMs: 10_000,
-		maxNapMs: 20,
-	});
-});
-
-afterEach(async () => {
-	for (const response of active.splice(0)) await response.closeFunction();
-	Object.assign(retrySettings, saved.retry);
-	Object.assign(LIVE_SCHEDULE, structuredClone(saved.schedule));
-	Object.assign(LIVE_LOOP, structuredClone(saved.loop));
-	pacingSettings.windowMs = saved.windowMs;
-	resetPacing();
-});
+const { activate } = liveTriggers();
 
 describe('Messenger Live Trigger', () => {
 	it('records a baseline at activation and hands each new message over once, the cursor saved with its emit', async () => {

@@ -24,6 +24,14 @@ const writtenBefore = (api, chatId) => [
 	api.written(chatId, -10 * MINUTE),
 ];
 
+/** The live trigger `t` handed over `after` alone from `chatId`, read a few times more, and stops. */
+async function onlyAfter(t, api, chatId, after, older) {
+	await until(() => t.emitted.length === 1);
+	await until(() => api.historyCalls(chatId) >= 3);
+	await t.stop();
+	assert.deepEqual(t.ids(), [after.id], `not ${older.map((m) => m.id)}`);
+}
+
 /** Message Received polled as n8n polls it, its static data kept between polls. */
 function polled(api, chats) {
 	const node = new MessengerTrigger();
@@ -57,11 +65,7 @@ for (const [clocks, aheadMs] of [
 			};
 			const t = await activate({ ...api, http: slowHttp }, { chats: 'cht_a, cht_b' });
 			assert.equal(api.historyCalls('cht_b'), 0, 'cht_b was not read at activation');
-			const after = api.written('cht_b');
-			await until(() => t.emitted.length === 1);
-			await until(() => api.historyCalls('cht_b') >= 3);
-			await t.stop();
-			assert.deepEqual(t.ids(), [after.id], `not ${older.map((m) => m.id)}`);
+			await onlyAfter(t, api, 'cht_b', api.written('cht_b'), older);
 		});
 
 		it('Live Trigger: a phone whose chat opens after activation counts from its Check Existing answer', async () => {
@@ -71,10 +75,7 @@ for (const [clocks, aheadMs] of [
 			const older = writtenBefore(api, 'cht_p');
 			const after = api.written('cht_p');
 			api.phones.set(PHONE, 'cht_p');
-			await until(() => t.emitted.length === 1);
-			await until(() => api.historyCalls('cht_p') >= 3);
-			await t.stop();
-			assert.deepEqual(t.ids(), [after.id], `not ${older.map((m) => m.id)}`);
+			await onlyAfter(t, api, 'cht_p', after, older);
 		});
 
 		it('Message Received (polling): a phone whose chat opens after activation counts from its Check Existing answer', async () => {
