@@ -264,11 +264,6 @@ describe('messenger', () => {
 		sandbox.setOptions({ clockAheadMs: HOUR });
 		const ahead = await api.get(`/api/v1/messenger/messages/chat/${chat.id}?limit=1`);
 		assert.ok(near(Date.parse(ahead.headers.get('date')), Date.now() + HOUR));
-		assert.equal(
-			ahead.body.items[0].id,
-			items[0].id,
-			'stamped an hour behind, it is the newest still',
-		);
 	});
 
 	test('historyReorder alternate: the reads of a chat history run newest and oldest first by turns, whatever sort asks; later pages follow their read', async (t) => {
