@@ -9,6 +9,7 @@ import { credentialSettings } from '../../shared/transport';
 import type { LiveSettings } from './liveLoop';
 import { LIVE_LOOP, LiveLoop, saveState, storedState } from './liveLoop';
 import { readerOf } from './liveReader';
+import { chatCursorOf, entriesOfChat } from './chatOfPhone';
 import { deliveredItems, deliverySettings } from './messageDelivery';
 import type { MessageWatchState } from './messageReceived';
 import { pollMessages } from './messageReceived';
@@ -43,18 +44,26 @@ async function startingState(
 		reader,
 		new PollClock(LIVE_LOOP.activationBudgetMs),
 		async () =>
-			await pollMessages(reader, fresh, { chats: {} }, settings.filter, {
+			await pollMessages(reader, fresh, { chats }, settings.filter, {
 				isolate: !person,
 				clock,
+				listed: settings.entries,
 			}),
 	);
 	if (person && first.failures.length) throw first.failures[0];
 	// A chat the activation's time (or a failure) left unread counts its messages from the moment
 	// watching began, as a phone without a chat does: a baseline taken at its first read would
 	// pass over what came in between. That moment by the API's clock (its answers' Date: the
-	// messages' createdAt is stamped by it), the earliest it can have been.
-	for (const entry of fresh)
-		chats[entry.key] = first.state.chats[entry.key] ?? { at: clock.since(began), ids: [] };
+	// messages' createdAt is stamped by it), the earliest it can have been. A chat ID whose chat a
+	// watched phone was matched to has that one's cursor (one chat, one cursor: chatOfPhone.ts).
+	Object.assign(chats, first.state.chats);
+	for (const entry of fresh) {
+		const group = entry.chatId && entriesOfChat(settings.entries, chats, entry.chatId, entry);
+		chats[entry.key] ??= (group && chatCursorOf(group, chats, entry)) || {
+			at: clock.since(began),
+			ids: [],
+		};
+	}
 	return {
 		state: { chats, ...kept, ...pending },
 		failures: first.failures,

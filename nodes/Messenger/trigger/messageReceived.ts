@@ -244,7 +244,8 @@ function collect(
  * an entry that could not be read keeps its state and is returned in `failures` while the others
  * move on (all failing fails the poll); without, the first failure fails it (the first poll:
  * activation shows the error). `readBefore`: the poll already handed something over (held
- * files), so that a poll whose time ends before any chat is read still succeeds.
+ * files), so that a poll whose time ends before any chat is read still succeeds. `listed`: all the
+watched entries, when only some are read (their chats' cursors are shared: chatOfPhone.ts).
  */
 export async function pollMessages(
 	context: IPollFunctions,
@@ -255,10 +256,11 @@ export async function pollMessages(
 		isolate,
 		readBefore = false,
 		clock = new ApiClock(),
-	}: { isolate: boolean; readBefore?: boolean; clock?: ApiClock },
+		listed = entries,
+	}: { isolate: boolean; readBefore?: boolean; clock?: ApiClock; listed?: WatchEntry[] },
 ): Promise<{ items: IDataObject[]; state: MessageWatchState; failures: unknown[] }> {
 	const chats: Record<string, ChatWatch> = {};
-	for (const entry of entries) {
+	for (const entry of listed) {
 		if (state.chats[entry.key]) chats[entry.key] = state.chats[entry.key];
 	}
 	const found = new Map<string, IDataObject>();
@@ -269,7 +271,7 @@ export async function pollMessages(
 		context,
 		order,
 		async (entry) => {
-			const result = await advanceEntry(context, entry, chats, filter, { entries, clock });
+			const result = await advanceEntry(context, entry, chats, filter, { entries: listed, clock });
 			Object.assign(chats, result.moved);
 			collect(found, result.fresh, result.phone, filter);
 			if (result.gone) failures.push(result.gone);

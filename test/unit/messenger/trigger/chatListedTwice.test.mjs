@@ -46,6 +46,26 @@ describe('a chat listed by ID and by phone', () => {
 		assert.equal(emit.deduplicationKey, `messengerLive:workflow-1:node-1:cht_a/${written.id}`);
 	});
 
+	it('Live Trigger: the chat ID added beside its phone takes the phone’s cursor: what came while it was off comes once', async () => {
+		const api = fakeApi();
+		api.phones.set(PHONE, 'cht_a');
+		api.add('cht_a', message('cht_a', 1));
+		const first = await activate(api, { chats: PHONE });
+		const activation = JSON.parse(JSON.stringify(first.staticData));
+		await first.stop();
+		const [meanwhile] = api.add('cht_a', message('cht_a', 5));
+		const edited = await activate(
+			api,
+			{ chats: CHATS },
+			{ staticData: restartedData(first, activation), activation: 'update' },
+		);
+		await until(() => edited.emitted.length === 1);
+		const reads = api.historyCalls('cht_a');
+		await until(() => api.historyCalls('cht_a') >= reads + 6);
+		await edited.stop();
+		assert.deepEqual(edited.ids(), [meanwhile.id]);
+	});
+
 	it('Message Received (polling): a read of one entry that failed does not bring the message again after a restart', async () => {
 		const api = fakeApi();
 		api.phones.set(PHONE, 'cht_a');
