@@ -1,7 +1,7 @@
 import type { IPollFunctions, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ApiClock } from '../../shared/apiClock';
+import { ApiClock } from '../../shared/answerClock';
 import { keepToBudget } from '../../shared/pacing';
 import { activatedByPerson, pollError, triggerSetting } from '../../shared/poll';
 import { PollClock, withPollClock } from '../../shared/pollClock';

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { ApiClock } from '../../shared/apiClock';
+import { ApiClock } from '../../shared/answerClock';
 import { InputError } from '../../shared/errors';
 import type { MediaLink } from '../../shared/download';
 import { mediaLinkOf } from '../../shared/mediaFiles';

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { answerMoment } from '../../shared/apiClock';
+import { answerMoment } from '../../shared/answerClock';
 import { InputError } from '../../shared/errors';
 import { listPage } from '../../shared/pagination';
 import { runPoll, triggerSetting } from '../../shared/poll';

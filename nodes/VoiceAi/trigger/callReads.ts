@@ -3,7 +3,7 @@
 // first where calls land.
 import type { IDataObject, IPollFunctions, NodeOperationError } from 'n8n-workflow';
 
-import { answerMoment } from '../../shared/apiClock';
+import { answerMoment } from '../../shared/answerClock';
 import type { InputError } from '../../shared/errors';
 import { timeForAnotherRead } from '../../shared/poll';
 import { signedAttempt } from './callRecords';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 
 import { MessengerTrigger } from '../../../../nodes/Messenger/MessengerTrigger.node.ts';
 import { LIVE_LOOP } from '../../../../nodes/Messenger/trigger/messageLive.ts';
-import { ApiClock } from '../../../../nodes/shared/apiClock.ts';
+import { ApiClock } from '../../../../nodes/shared/answerClock.ts';
 import { createPollContext } from '../../../../tools/context.mjs';
 import { fakeApi, message } from './chatApi.mjs';
 import { liveTriggers, pause, until } from './liveTrigger.mjs';
@@ -91,7 +91,7 @@ for (const [clocks, aheadMs] of [
 	});
 }
 
-describe("the API's clock (shared/apiClock.ts)", () => {
+describe("the API's clock (shared/answerClock.ts)", () => {
 	it('since(at) is the earliest the API can have shown at n8n’s moment at; a record of the answer’s second counts as after', () => {
 		let now = Date.parse('2026-03-01T10:00:00.700Z');
 		const clock = new ApiClock(() => now);
