@@ -32,11 +32,6 @@ export class ApiClock {
 		this.aheadMs = second - this.now();
 	};
 
-	/** Whether an answer told the API's clock (else `since` is n8n's own time). */
-	get dated(): boolean {
-		return this.aheadMs !== undefined;
-	}
-
 	/** The earliest time (ISO) the API's clock can have shown at n8n's moment `at` (ms). */
 	since(at: number): string {
 		return new Date(at + (this.aheadMs ?? 0)).toISOString();
