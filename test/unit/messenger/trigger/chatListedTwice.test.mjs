@@ -20,21 +20,30 @@ const { activate } = liveTriggers();
 /** What n8n keeps of static data across a restart: a copy, wrapped in its proxies. */
 const reloaded = (saved) => ObservableObject.create(JSON.parse(JSON.stringify(saved)));
 
+/** The chat cht_a (one message) of the phone, a live trigger activated on `chats`, its static data then. */
+async function activatedOn(chats) {
+	const api = fakeApi();
+	api.phones.set(PHONE, 'cht_a');
+	api.add('cht_a', message('cht_a', 1));
+	const first = await activate(api, { chats });
+	return { api, first, activation: JSON.parse(JSON.stringify(first.staticData)) };
+}
+
+/** The trigger activated again after `first` stopped, on `chats`, with what n8n saved of it. */
+const activatedAgain = async (api, first, activation, chats, mode) =>
+	await activate(
+		api,
+		{ chats },
+		{ staticData: restartedData(first, activation), activation: mode },
+	);
+
 describe('a chat listed by ID and by phone', () => {
 	it('Live Trigger: its message comes once, across a restart, with the phone and one deduplication key', async () => {
-		const api = fakeApi();
-		api.phones.set(PHONE, 'cht_a');
-		api.add('cht_a', message('cht_a', 1));
-		const first = await activate(api, { chats: CHATS });
-		const activation = JSON.parse(JSON.stringify(first.staticData));
+		const { api, first, activation } = await activatedOn(CHATS);
 		const [written] = api.add('cht_a', message('cht_a', 5));
 		await until(() => first.emitted.length === 1);
 		await first.stop();
-		const again = await activate(
-			api,
-			{ chats: CHATS },
-			{ staticData: restartedData(first, activation), activation: 'init' },
-		);
+		const again = await activatedAgain(api, first, activation, CHATS, 'init');
 		const reads = api.historyCalls('cht_a');
 		// Both entries read the chat a few times after the restart.
 		await until(() => api.historyCalls('cht_a') >= reads + 6);
@@ -47,18 +56,10 @@ describe('a chat listed by ID and by phone', () => {
 	});
 
 	it('Live Trigger: the chat ID added beside its phone takes the phone’s cursor: what came while it was off comes once', async () => {
-		const api = fakeApi();
-		api.phones.set(PHONE, 'cht_a');
-		api.add('cht_a', message('cht_a', 1));
-		const first = await activate(api, { chats: PHONE });
-		const activation = JSON.parse(JSON.stringify(first.staticData));
+		const { api, first, activation } = await activatedOn(PHONE);
 		await first.stop();
 		const [meanwhile] = api.add('cht_a', message('cht_a', 5));
-		const edited = await activate(
-			api,
-			{ chats: CHATS },
-			{ staticData: restartedData(first, activation), activation: 'update' },
-		);
+		const edited = await activatedAgain(api, first, activation, CHATS, 'update');
 		await until(() => edited.emitted.length === 1);
 		const reads = api.historyCalls('cht_a');
 		await until(() => api.historyCalls('cht_a') >= reads + 6);
