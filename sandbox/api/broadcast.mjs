@@ -60,7 +60,7 @@ export function sendBroadcast(api, { body: raw }) {
 	if (!hasTemplate && !hasText) errors.push('templateId or text must be provided');
 	failIfAny(errors);
 	checkWhatsappNumber(api, body.whatsappNumberId);
-	const at = nowIso();
+	const at = nowIso(api);
 	const items = /** @type {Record<string, unknown>[]} */ (recipients).map((recipient) => {
 		const message = insert(api.state.broadcastMessages, {
 			id: api.newId('bcm'),

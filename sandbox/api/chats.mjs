@@ -34,7 +34,7 @@ export function chatOfPhone(api, phone) {
 		phone,
 		status: 'open',
 		important: false,
-		updatedAt: nowIso(),
+		updatedAt: nowIso(api),
 	};
 	return insert(chats, created);
 }
@@ -62,7 +62,7 @@ export function markImportant(api, { params, body }) {
 		}
 	}
 	chat.important = important;
-	chat.updatedAt = nowIso();
+	chat.updatedAt = nowIso(api);
 	return { status: 200, body: chat };
 }
 
@@ -71,6 +71,6 @@ export function reopenChat(api, { params }) {
 	const chat = requireChat(api, params.id);
 	if (chat.status === 'open') throw new HttpError(409, 'Chat is already open');
 	chat.status = 'open';
-	chat.updatedAt = nowIso();
+	chat.updatedAt = nowIso(api);
 	return { status: 200, body: chat };
 }

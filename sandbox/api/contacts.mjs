@@ -36,7 +36,7 @@ export function createContact(api, { body: raw }) {
 	if (api.state.contacts.some((c) => c.phone === phone)) {
 		throw new HttpError(409, `Contact with phone ${phone} already exists`);
 	}
-	const at = nowIso();
+	const at = nowIso(api);
 	const contact = insert(api.state.contacts, {
 		id: api.newId('ctc'),
 		name: /** @type {string} */ (body.name),
@@ -79,7 +79,7 @@ export function updateContactAttribute(api, { params, body: raw }) {
 		writable: true,
 		configurable: true,
 	});
-	contact.updatedAt = nowIso();
+	contact.updatedAt = nowIso(api);
 	return { status: 200, body: contact };
 }
 
@@ -89,6 +89,6 @@ export function replaceContactAttributes(api, { params, body: raw }) {
 	const body = requireObjectBody(raw);
 	if (!isObject(body.attributes)) throw new HttpError(400, ['attributes must be an object']);
 	contact.attributes = { ...body.attributes };
-	contact.updatedAt = nowIso();
+	contact.updatedAt = nowIso(api);
 	return { status: 200, body: contact };
 }

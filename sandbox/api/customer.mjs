@@ -3,7 +3,7 @@ import { INBOUND_TEXTS } from '../data.mjs';
 import { failIfAny } from './errors.mjs';
 import { chatOfPhone, requireChat } from './chats.mjs';
 import { MAX_MEDIA_BYTES, addMediaFile, mediaContent } from './media.mjs';
-import { insert } from './records.mjs';
+import { apiNow, insert } from './records.mjs';
 import { MEDIA_TYPES, checkPhone, checkString, oneOf, requireObjectBody } from './validation.mjs';
 
 /**
@@ -72,7 +72,7 @@ export function customerWrites(api, raw) {
 	if (!Number.isInteger(count) || Number(count) < 1 || Number(count) > MAX_CUSTOMER_MESSAGES)
 		errors.push(`count must be an integer from 1 to ${MAX_CUSTOMER_MESSAGES}`);
 	const file = fileOptions(body, errors);
-	const first = body.createdAt === undefined ? Date.now() : Date.parse(String(body.createdAt));
+	const first = body.createdAt === undefined ? apiNow(api) : Date.parse(String(body.createdAt));
 	if (Number.isNaN(first)) errors.push('createdAt must be an ISO 8601 date');
 	failIfAny(errors);
 	const chat = body.chatId

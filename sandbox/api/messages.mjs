@@ -30,7 +30,7 @@ import {
  * @param {ApiContext} api @param {Chat} chat @param {Message['type']} type @param {Record<string, unknown>} content
  */
 export function recordSend(api, chat, type, content) {
-	const at = nowIso();
+	const at = nowIso(api);
 	/** @type {Message} */
 	const message = {
 		id: api.newId('msg'),

@@ -1,6 +1,14 @@
 // Records in the state's arrays: O(1) lookup by id, insertion that keeps the index, timestamps.
 
-export const nowIso = () => new Date().toISOString();
+/**
+ * The sandbox's clock (ms): the machine's, `clockAheadMs` ahead (negative: behind), as an API
+ * whose clock is set apart from n8n's. Its answers' Date header and the times it stamps keep it.
+ * @param {{ options?: { clockAheadMs?: number } }} [api]
+ */
+export const apiNow = (api) => Date.now() + (api?.options?.clockAheadMs ?? 0);
+
+/** @param {{ options?: { clockAheadMs?: number } }} [api] */
+export const nowIso = (api) => new Date(apiNow(api)).toISOString();
 
 /** @type {WeakMap<object[], { byId: Map<string, number>, length: number }>} */
 const indexes = new WeakMap();

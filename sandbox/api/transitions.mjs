@@ -26,7 +26,7 @@ export function campaignFate(api, campaign) {
  * @param {ApiContext} api @param {Campaign} campaign @param {CampaignStatus} status
  */
 export function transitionCampaign(api, campaign, status) {
-	const at = nowIso();
+	const at = nowIso(api);
 	campaign.status = status;
 	campaign.updatedAt = at;
 	const records = api.state.campaignData.built?.(campaign.id) ?? undefined;
@@ -86,7 +86,7 @@ export function advanceOnce(api) {
 		else if (message.status === 'sent') next = fate === 'failAfterSent' ? 'failed' : 'delivered';
 		else next = 'read';
 		message.status = next;
-		message.updatedAt = nowIso();
+		message.updatedAt = nowIso(api);
 		if (next === 'failed')
 			message.error = fate === 'failNow' ? 'Recipient unreachable' : 'Delivery failed';
 	}

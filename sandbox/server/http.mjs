@@ -3,6 +3,7 @@
 // passes, in this order: rate limit (429) → route (404) → token (401) → role (403) → body → handler.
 import { createServer } from 'node:http';
 import { HttpError, matchRoute } from '../api.mjs';
+import { apiNow } from '../api/records.mjs';
 import { wireAnswer } from '../alternatives.mjs';
 import { TOKEN_PATH } from './auth.mjs';
 import { parseJson, readBody } from './body.mjs';
@@ -181,6 +182,8 @@ export function createRequestHandler({
 		}
 		const payload = cutPayload(fault, succeeded, wire.text);
 		res.writeHead(wire.status, {
+			// The API's clock (sandbox option clockAheadMs), as HTTP gives it: whole seconds.
+			Date: new Date(apiNow(api)).toUTCString(),
 			'Content-Type': wire.contentType,
 			'Content-Length': Buffer.byteLength(payload),
 			...result.headers,

@@ -23,6 +23,7 @@ import { ALTERNATIVES, DEFAULT_ALTERNATIVES, checkAlternative } from '../alterna
  *   countRefusedRequests?: boolean,
  *   faults?: import('./faults.mjs').FaultOptions,
  *   historyReorder?: HistoryReorder,
+ *   clockAheadMs?: number,
  *   onSent?: (sent: import('../data.mjs').SentMessage | import('../data.mjs').SentChatMessage) => void,
  * } & Partial<import('../alternatives.mjs').Alternatives>} SandboxOptions
  */
@@ -70,6 +71,8 @@ export const DEFAULT_OPTIONS = Object.freeze({
 	countRefusedRequests: false,
 	faults: {},
 	historyReorder: 'none',
+	// The API's clock against the machine's (records/apiNow): its Date header and the times it stamps.
+	clockAheadMs: 0,
 	// Where the API's description is silent: docs/api.md's choices (alternatives.mjs lists others).
 	...DEFAULT_ALTERNATIVES,
 });
@@ -88,6 +91,7 @@ export const SETTABLE_OPTIONS = /** @type {const} */ ([
 	'maxLogEntries',
 	'maxUploadBytes',
 	'historyReorder',
+	'clockAheadMs',
 ]);
 
 /** @param {SandboxOptions} options */

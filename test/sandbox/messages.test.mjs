@@ -252,6 +252,20 @@ describe('messenger', () => {
 		assert.equal(asc.body.items[0].createdAt, times.at(-1));
 	});
 
+	test("clockAheadMs: the answers' Date header and the times the API stamps run that far from the machine's clock", async (t) => {
+		const HOUR = 3_600_000;
+		const { sandbox, api } = await sandboxWithClient(t, { clockAheadMs: -HOUR });
+		const chat = sandbox.state.chats[0];
+		const near = (ms, expected) => Math.abs(ms - expected) < 5_000;
+		const answer = await api.get(`/api/v1/messenger/messages/chat/${chat.id}?limit=1`);
+		assert.ok(near(Date.parse(answer.headers.get('date')), Date.now() - HOUR));
+		const { items } = sandbox.customerWrites({ chatId: chat.id });
+		assert.ok(near(Date.parse(items[0].createdAt), Date.now() - HOUR), items[0].createdAt);
+		sandbox.setOptions({ clockAheadMs: HOUR });
+		const ahead = await api.get(`/api/v1/messenger/messages/chat/${chat.id}?limit=1`);
+		assert.ok(near(Date.parse(ahead.headers.get('date')), Date.now() + HOUR));
+	});
+
 	test('historyReorder alternate: the reads of a chat history run newest and oldest first by turns, whatever sort asks; later pages follow their read', async (t) => {
 		const { sandbox, api } = await sandboxWithClient(t, { historyReorder: 'alternate' });
 		const chat = sandbox.state.chats[0];

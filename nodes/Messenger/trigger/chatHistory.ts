@@ -58,6 +58,7 @@ function goesOn(
  * cursor, a baseline (the newest messages are recorded, none is new). Pages come newest first
  * and are followed until one reaches messages older than the cursor. Undefined: the chat is gone.
  * With `box`, a read cut off by its time leaves its progress there and the next goes on from it.
+ * `answerDate`: told each answer's Date (the API's clock, shared/answerClock.ts).
  */
 export async function readChat(
 	context: IPollFunctions,
@@ -65,6 +66,7 @@ export async function readChat(
 	cursor: ChatCursor | undefined,
 	filter: MessageFilter,
 	box?: ProgressBox,
+	answerDate?: (second: number) => void,
 ): Promise<{ fresh: IDataObject[]; cursor: ChatCursor } | undefined> {
 	const resumed = goesOn(box?.progress, chatId, cursor);
 	if (box) box.progress = undefined;
@@ -86,6 +88,7 @@ export async function readChat(
 				firstPage: next.page,
 				startQuery: next.query,
 				errorContext: { resource: 'Chat', id: chatId },
+				answerDate,
 			})) {
 				const items = page.items.map((message) => checkedMessage(message, filter));
 				behind.note(items, read);

@@ -3,6 +3,8 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { fieldValue, missingField } from '../../shared/answerFields';
 import { describeFailure } from '../../shared/errors';
 import { apiRequest, path } from '../../shared/transport';
+import type { ChatCursor } from './messageCursor';
+import type { ChatWatch } from './messageReceived';
 import type { WatchEntry } from './messageSettings';
 
 /** Where Check Existing may put the chat's ID: docs/api.md's `chatId` first. */
@@ -16,9 +18,11 @@ const CHAT_ID_FIELDS = ['chatId', 'chat_id'];
 export async function chatOfPhone(
 	context: IPollFunctions,
 	phone: string,
+	answerDate?: (second: number) => void,
 ): Promise<string | undefined> {
 	const answer = (await apiRequest.call(context, 'GET', path`/messenger/chats/check-existing`, {
 		qs: { phone },
+		answerDate,
 	})) as IDataObject | undefined;
 	if (answer?.exists === false) return undefined;
 	const id = fieldValue(answer, CHAT_ID_FIELDS) ?? fieldValue(answer?.chat, ['id']);
@@ -37,10 +41,80 @@ export async function chatIdOf(
 	context: IPollFunctions,
 	entry: WatchEntry,
 	watch: { chatId?: string } | undefined,
+	answerDate?: (second: number) => void,
 ): Promise<string | undefined> {
 	return (
-		entry.chatId ?? watch?.chatId ?? (entry.phone && (await chatOfPhone(context, entry.phone)))
+		entry.chatId ??
+		watch?.chatId ??
+		(entry.phone && (await chatOfPhone(context, entry.phone, answerDate)))
 	);
+}
+
+/**
+ * A chat listed twice (by its ID and by a phone matched to it, or by two phones) is one chat: the
+ * listed entries that read chat `chatId` (`entry` among them: it was matched to it now), by what
+ * `watches` holds.
+ */
+export function entriesOfChat(
+	entries: WatchEntry[],
+	watches: Record<string, ChatWatch>,
+	chatId: string,
+	entry: WatchEntry,
+): WatchEntry[] {
+	return entries.filter(
+		(other) =>
+			other.key === entry.key ||
+			other.chatId === chatId ||
+			(other.phone !== undefined && watches[other.key]?.chatId === chatId),
+	);
+}
+
+/**
+ * The one cursor of a chat listed several times: its ID entry's (what was reported of the chat
+ * by its ID), else `entry`'s own, else a matched phone's, else the one `entry` keeps while its
+ * chat is unknown (404). Undefined: no entry of it has one yet.
+ */
+export function chatCursorOf(
+	group: WatchEntry[],
+	watches: Record<string, ChatWatch>,
+	entry: WatchEntry,
+): ChatCursor | undefined {
+	const byId = group.find((other) => other.chatId !== undefined && !watches[other.key]?.missing);
+	const own = byId ? [byId, entry] : [entry];
+	const cursorOf = (watch: ChatWatch): ChatCursor => ({
+		at: watch.at,
+		ids: watch.ids,
+		...(watch.floor ? { floor: true } : {}),
+	});
+	for (const other of [...own, ...group]) {
+		const watch = watches[other.key];
+		if (watch && !watch.missing) return cursorOf(watch);
+	}
+	// Else the entry's own, kept while the API did not know its chat (a 404 may pass).
+	const kept = watches[entry.key];
+	return kept && typeof kept.missing === 'object' ? cursorOf(kept) : undefined;
+}
+
+/** The watches of a chat's entries after a read moved its cursor: all of them at `cursor`. */
+export function chatMovedTo(
+	group: WatchEntry[],
+	watches: Record<string, ChatWatch>,
+	chatId: string,
+	cursor: ChatCursor,
+	entry: WatchEntry,
+): Record<string, ChatWatch> {
+	const moved: Record<string, ChatWatch> = {};
+	for (const other of group) {
+		// A chat ID found missing (404) stays so: its own read says when it is back.
+		if (other.key !== entry.key && watches[other.key]?.missing) continue;
+		moved[other.key] = {
+			at: cursor.at,
+			ids: [...cursor.ids],
+			...(cursor.floor ? { floor: true } : {}),
+			...(other.phone ? { chatId } : {}),
+		};
+	}
+	return moved;
 }
 
 /**

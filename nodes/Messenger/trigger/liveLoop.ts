@@ -42,11 +42,24 @@ export const LIVE_LOOP = {
 
 export { saveState, storedState } from './liveState';
 
-/** A key for n8n 2.x to start one execution per hand-over (a repeat after a crash is skipped). */
-function deduplicationKey(context: ITriggerFunctions, ids: string[]): string {
+/**
+ * A key for n8n 2.x to start one execution per hand-over (a repeat after a crash is skipped): by
+ * chat and message IDs, so the same messages give the same key whichever entry of their chat
+ * (its ID, a phone matched to it) found them.
+ */
+function deduplicationKey(context: ITriggerFunctions, items: INodeExecutionData[]): string {
 	const node = context.getNode();
-	const span = ids.length > 3 ? [ids[0], ids[ids.length - 1], String(ids.length)] : ids;
-	return `messengerLive:${String(context.getWorkflow().id ?? '')}:${node.id ?? node.name}:${span.join(',')}`;
+	const byChat = new Map<string, string[]>();
+	for (const { json } of items) {
+		const chat = String(json.chatId ?? '');
+		byChat.set(chat, [...(byChat.get(chat) ?? []), ...messageIdsOf([{ json }])]);
+	}
+	const parts = [...byChat].map(([chat, found]) => {
+		const ids = [...found].sort();
+		const span = ids.length > 3 ? [ids[0], ids[ids.length - 1], String(ids.length)] : ids;
+		return `${chat}/${span.join(',')}`;
+	});
+	return `messengerLive:${String(context.getWorkflow().id ?? '')}:${node.id ?? node.name}:${parts.join(';')}`;
 }
 
 /** The message IDs of output items (one per message, or a chat's group). */
@@ -196,14 +209,10 @@ export class LiveLoop {
 				let result: Awaited<ReturnType<typeof advanceEntry>> | undefined;
 				let failed: unknown;
 				try {
-					result = await advanceEntry(
-						this.reader,
-						entry,
-						this.state.chats[key],
-						new Date().toISOString(),
-						filter,
-						progress,
-					);
+					result = await advanceEntry(this.reader, entry, this.state.chats, filter, {
+						entries: this.settings.entries,
+						box: progress,
+					});
 				} catch (error) {
 					failed = error;
 				}
@@ -221,9 +230,10 @@ export class LiveLoop {
 				if (result.gone && !entry.phone) {
 					return this.chatFailed(key, pollError(this.reader, result.gone));
 				}
+				const { phone } = result;
 				const items = result.fresh
 					.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
-					.map((message) => receivedMessage(message, entry.phone));
+					.map((message) => receivedMessage(message, phone));
 				const { released, held } = releaseHeld(
 					items,
 					this.state.held ?? {},
@@ -237,7 +247,7 @@ export class LiveLoop {
 					this.schedule.read(key, now, result.fresh.length > 0);
 					this.reports.recovered(key);
 				}
-				const chats = { ...this.state.chats, [key]: result.watch };
+				const chats = { ...this.state.chats, ...result.moved };
 				await this.handOver(released, { ...this.state, chats, held });
 			},
 		);
@@ -283,7 +293,8 @@ export class LiveLoop {
 		if (!output.items.length) return;
 		const ids = messageIdsOf(output.items);
 		for (const id of ids) this.remember(id);
-		this.context.emit([output.items], undefined, undefined, deduplicationKey(this.context, ids));
+		const key = deduplicationKey(this.context, output.items);
+		this.context.emit([output.items], undefined, undefined, key);
 	}
 
 	private remember(id: string): void {

@@ -1,6 +1,7 @@
 import type { IPollFunctions, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { ApiClock } from '../../shared/answerClock';
 import { keepToBudget } from '../../shared/pacing';
 import { activatedByPerson, pollError, triggerSetting } from '../../shared/poll';
 import { PollClock, withPollClock } from '../../shared/pollClock';
@@ -8,6 +9,7 @@ import { credentialSettings } from '../../shared/transport';
 import type { LiveSettings } from './liveLoop';
 import { LIVE_LOOP, LiveLoop, saveState, storedState } from './liveLoop';
 import { readerOf } from './liveReader';
+import { chatCursorOf, entriesOfChat } from './chatOfPhone';
 import { deliveredItems, deliverySettings } from './messageDelivery';
 import type { MessageWatchState } from './messageReceived';
 import { pollMessages } from './messageReceived';
@@ -36,19 +38,32 @@ async function startingState(
 	const pending = stored?.pending?.length ? { pending: stored.pending } : {};
 	if (!fresh.length) return { state: { chats, ...kept, ...pending }, failures: [], read: 0 };
 	const person = activatedByPerson(reader);
-	const began = new Date().toISOString();
+	const began = Date.now();
+	const clock = new ApiClock();
 	const first = await withPollClock(
 		reader,
 		new PollClock(LIVE_LOOP.activationBudgetMs),
 		async () =>
-			await pollMessages(reader, fresh, { chats: {} }, settings.filter, { isolate: !person }),
+			await pollMessages(reader, fresh, { chats }, settings.filter, {
+				isolate: !person,
+				clock,
+				listed: settings.entries,
+			}),
 	);
 	if (person && first.failures.length) throw first.failures[0];
 	// A chat the activation's time (or a failure) left unread counts its messages from the moment
 	// watching began, as a phone without a chat does: a baseline taken at its first read would
-	// pass over what came in between.
-	for (const entry of fresh)
-		chats[entry.key] = first.state.chats[entry.key] ?? { at: began, ids: [] };
+	// pass over what came in between. That moment by the API's clock (its answers' Date: the
+	// messages' createdAt is stamped by it), the earliest it can have been. A chat ID whose chat a
+	// watched phone was matched to has that one's cursor (one chat, one cursor: chatOfPhone.ts).
+	Object.assign(chats, first.state.chats);
+	for (const entry of fresh) {
+		const group = entry.chatId && entriesOfChat(settings.entries, chats, entry.chatId, entry);
+		chats[entry.key] ??= (group && chatCursorOf(group, chats, entry)) || {
+			at: clock.since(began),
+			ids: [],
+		};
+	}
 	return {
 		state: { chats, ...kept, ...pending },
 		failures: first.failures,

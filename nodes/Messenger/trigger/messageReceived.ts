@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { ApiClock } from '../../shared/answerClock';
 import { InputError } from '../../shared/errors';
 import type { MediaLink } from '../../shared/download';
 import { mediaLinkOf } from '../../shared/mediaFiles';
@@ -16,7 +17,7 @@ import {
 import { OutputItems } from '../../shared/router';
 import { apiRequest, path } from '../../shared/transport';
 import { failuresTogether } from './chatFailures';
-import { chatIdOf } from './chatOfPhone';
+import { chatCursorOf, chatIdOf, chatMovedTo, entriesOfChat } from './chatOfPhone';
 import type { ProgressBox } from './chatHistory';
 import { readChat } from './chatHistory';
 import type { ChatCursor } from './messageCursor';
@@ -82,45 +83,72 @@ function retryAt(now: string, times: number): string {
 	).toISOString();
 }
 
+/** What one read of a watched entry did: the watches it moved, the chat's new messages and phone. */
+export interface EntryRead {
+	/** The entry's watch, and those of the other entries of its chat (one cursor: chatOfPhone.ts). */
+	moved: Record<string, ChatWatch>;
+	fresh: IDataObject[];
+	/** The phone its messages go out with: the entry's, or a listed phone matched to the chat. */
+	phone?: string;
+	gone?: InputError;
+}
+
 /**
- * One watched entry moved on by one poll: its new state and its new messages. `box`: where a
- * read cut off by its time leaves its progress for the next (readChat).
+ * One watched entry moved on by one read, against the watches of the listed `entries` (one chat
+ * listed twice has one cursor, moved for all its entries by whichever reads it). Every time it
+ * keeps is the API's (`clock`: its answers' Date headers), never n8n's; only when a chat the API
+ * did not know is asked for again is n8n's own (compared with n8n's). `box`: where a read cut off
+ * by its time leaves its progress for the next (readChat).
  */
 export async function advanceEntry(
 	context: IPollFunctions,
 	entry: WatchEntry,
-	stored: ChatWatch | undefined,
-	now: string,
+	watches: Record<string, ChatWatch>,
 	filter: MessageFilter,
-	box?: ProgressBox,
-): Promise<{ watch: ChatWatch; fresh: IDataObject[]; gone?: InputError }> {
+	{
+		entries = [entry],
+		clock = new ApiClock(),
+		box,
+	}: { entries?: WatchEntry[]; clock?: ApiClock; box?: ProgressBox } = {},
+): Promise<EntryRead> {
 	// Stored missing for good by an earlier version, without a cursor: watched from a new baseline.
+	const stored = watches[entry.key];
 	const watch = stored?.missing === true ? undefined : stored;
 	const missing = typeof watch?.missing === 'object' ? watch.missing : undefined;
-	if (watch && missing && now < missing.retryAt) return { watch, fresh: [] };
-	const chatId = await chatIdOf(context, entry, watch);
-	// A phone without a chat yet: asked again next poll; its chat's messages from `at` on count.
-	const waiting: ChatWatch = { at: watch?.at ?? now, ids: watch?.ids ?? [] };
-	if (!chatId) return { watch: waiting, fresh: [] };
-	// A phone matched just now starts at the time it began to be watched, not at a baseline.
-	const cursor = watch ? { at: watch.at, ids: watch.ids, floor: watch.floor } : undefined;
-	const read = await readChat(context, chatId, cursor, filter, box);
+	const now = new Date().toISOString();
+	if (watch && missing && now < missing.retryAt) return { moved: {}, fresh: [] };
+	const asked = Date.now();
+	const chatId = await chatIdOf(context, entry, watch, clock.answerDate);
+	// A phone without a chat (yet): asked again at its next read; its chat's messages count from
+	// when watching began, or else from when the API said it had none, by the API's clock.
+	const waiting = (): ChatWatch => ({ at: watch?.at ?? clock.since(asked), ids: watch?.ids ?? [] });
+	if (!chatId) return { moved: { [entry.key]: waiting() }, fresh: [] };
+	const group = entriesOfChat(entries, watches, chatId, entry);
+	const phone = entry.phone ?? group.find((other) => other.phone !== undefined)?.phone;
+	const cursor = chatCursorOf(group, watches, entry);
+	// New to the state while another entry of the chat has its cursor: that one is the chat's, and
+	// its reads report what came since. A phone matched just now starts where watching began.
+	if (!watch && cursor) {
+		return { moved: chatMovedTo(group, watches, chatId, cursor, entry), fresh: [], phone };
+	}
+	const read = await readChat(context, chatId, cursor, filter, box, clock.answerDate);
 	if (!read) {
 		// Its cursor is kept (from now on, for a chat never read): found again, nothing is lost.
 		const times = (missing?.times ?? 0) + 1;
-		const { at, ids, floor } = cursor ?? waiting;
+		const { at, ids, floor } = cursor ?? waiting();
 		const kept = {
 			at,
 			ids,
 			...(floor ? { floor } : {}),
 			missing: { times, retryAt: retryAt(now, times) },
 		};
-		return { watch: entry.phone ? waiting : kept, fresh: [], gone: chatGone(entry, chatId) };
+		const moved = { [entry.key]: entry.phone ? waiting() : kept };
+		return { moved, fresh: [], gone: chatGone(entry, chatId) };
 	}
-	const next: ChatWatch = { ...read.cursor, ...(entry.phone ? { chatId } : {}) };
 	return {
-		watch: next,
+		moved: chatMovedTo(group, watches, chatId, read.cursor, entry),
 		fresh: read.fresh.map((message) => ({ ...message, chatId: message.chatId ?? chatId })),
+		phone,
 	};
 }
 
@@ -128,13 +156,13 @@ export async function advanceEntry(
 function collect(
 	found: Map<string, IDataObject>,
 	fresh: IDataObject[],
-	entry: WatchEntry,
+	phone: string | undefined,
 	filter: MessageFilter,
 ): void {
 	for (const message of fresh.filter((m) => wanted(filter, m))) {
 		const known = found.get(String(message.id));
-		if (!known || (known.phone === null && entry.phone)) {
-			found.set(String(message.id), receivedMessage(message, entry.phone));
+		if (!known || (known.phone === null && phone)) {
+			found.set(String(message.id), receivedMessage(message, phone));
 		}
 	}
 }
@@ -146,18 +174,23 @@ function collect(
  * an entry that could not be read keeps its state and is returned in `failures` while the others
  * move on (all failing fails the poll); without, the first failure fails it (the first poll:
  * activation shows the error). `readBefore`: the poll already handed something over (held
- * files), so that a poll whose time ends before any chat is read still succeeds.
+ * files), so that a poll whose time ends before any chat is read still succeeds. `listed`: all the
+watched entries, when only some are read (their chats' cursors are shared: chatOfPhone.ts).
  */
 export async function pollMessages(
 	context: IPollFunctions,
 	entries: WatchEntry[],
 	state: MessageWatchState,
 	filter: MessageFilter,
-	{ isolate, readBefore = false }: { isolate: boolean; readBefore?: boolean },
+	{
+		isolate,
+		readBefore = false,
+		clock = new ApiClock(),
+		listed = entries,
+	}: { isolate: boolean; readBefore?: boolean; clock?: ApiClock; listed?: WatchEntry[] },
 ): Promise<{ items: IDataObject[]; state: MessageWatchState; failures: unknown[] }> {
-	const now = new Date().toISOString();
 	const chats: Record<string, ChatWatch> = {};
-	for (const entry of entries) {
+	for (const entry of listed) {
 		if (state.chats[entry.key]) chats[entry.key] = state.chats[entry.key];
 	}
 	const found = new Map<string, IDataObject>();
@@ -168,9 +201,9 @@ export async function pollMessages(
 		context,
 		order,
 		async (entry) => {
-			const result = await advanceEntry(context, entry, state.chats[entry.key], now, filter);
-			chats[entry.key] = result.watch;
-			collect(found, result.fresh, entry, filter);
+			const result = await advanceEntry(context, entry, chats, filter, { entries: listed, clock });
+			Object.assign(chats, result.moved);
+			collect(found, result.fresh, result.phone, filter);
 			if (result.gone) failures.push(result.gone);
 			read++;
 		},

@@ -1,12 +1,12 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { answerMoment } from '../../shared/answerClock';
 import { InputError } from '../../shared/errors';
 import { listPage } from '../../shared/pagination';
 import { runPoll, triggerSetting } from '../../shared/poll';
 import { requireNumberInRange, requireOneOf } from '../../shared/validation';
 import { CALL_OUTCOMES, readCall } from './callRecords';
 import type { CalledAtState } from './calledAt';
-import { answerMoment } from './calledAt';
 import type { CampaignSummary, WatchedCampaign } from './callSweep';
 import { dataPath } from './callSweep';
 import { callItem } from './callReports';

@@ -3,12 +3,13 @@
 // first where calls land.
 import type { IDataObject, IPollFunctions, NodeOperationError } from 'n8n-workflow';
 
+import { answerMoment } from '../../shared/answerClock';
 import type { InputError } from '../../shared/errors';
 import { timeForAnotherRead } from '../../shared/poll';
 import { signedAttempt } from './callRecords';
 import { CallTable } from './callState';
 import type { CalledAtState } from './calledAt';
-import { answerMoment, settleUndecided } from './calledAt';
+import { settleUndecided } from './calledAt';
 import type { WatchedCampaign } from './callSweep';
 import { campaignUnreadable, sweepCampaign } from './callSweep';
 import type { ReportSettings } from './callReports';

@@ -51,16 +51,6 @@ export interface CalledAtState {
 }
 
 /**
- * The moment of an answer by the API's clock: its Date header (whole seconds), made exact by
- * n8n's clock when that falls in the same second (else the second's nearer end); without a Date,
- * n8n's clock.
- */
-export function answerMoment(second: number | undefined): number {
-	const now = Date.now();
-	return second === undefined ? now : Math.min(Math.max(now, second), second + 999);
-}
-
-/**
  * Learns the meaning from a record read at `readAt` (the API's clock), when one reading is
  * impossible:
  * - an ended record whose calledAt plus durationSeconds lies after the moment it was read: that

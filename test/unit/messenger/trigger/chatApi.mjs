@@ -17,14 +17,25 @@ export const message = (chatId, second, extra = {}) => ({
 	...extra,
 });
 
-/** A chat-history API in memory: chats by id, phones with an open chat, chats that fail. */
-export function fakeApi() {
+/**
+ * A chat-history API in memory: chats by id, phones with an open chat, chats that fail. Its clock
+ * is `aheadMs` ahead of the test's (negative: behind): answers asked for in full carry it in their
+ * Date header (whole seconds, as HTTP has it), and `written(chatId, ms)` stamps a message by it,
+ * `ms` from now.
+ */
+export function fakeApi({ aheadMs = 0 } = {}) {
 	const chats = new Map();
 	const phones = new Map();
 	/** Chat ID → the HTTP status its history answers with (503 for a chat added with `add`). */
 	const failing = new Map();
 	failing.add = (id, status = 503) => failing.set(id, status);
+	const now = () => Date.now() + aheadMs;
 	const { http, calls } = scriptedHttp(async (options) => {
+		const body = await answer(options);
+		if (!options.returnFullResponse) return body;
+		return { body, headers: { date: new Date(now()).toUTCString() }, statusCode: 200 };
+	});
+	async function answer(options) {
 		const url = options.url;
 		if (url === '/api/v1/messenger/chats/check-existing') {
 			const chatId = phones.get(options.qs.phone) ?? null;
@@ -41,7 +52,7 @@ export function fakeApi() {
 		if (sort === 'desc') sorted.reverse();
 		const items = sorted.slice((page - 1) * limit, page * limit);
 		return { items, total: sorted.length, page, totalPages: Math.ceil(sorted.length / limit) };
-	});
+	}
 	const add = (chatId, ...messages) => {
 		if (!chats.has(chatId)) chats.set(chatId, []);
 		chats.get(chatId).push(...messages);
@@ -49,5 +60,7 @@ export function fakeApi() {
 	};
 	const historyCalls = (chatId) =>
 		calls.filter((c) => c.url.endsWith(`/messages/chat/${chatId}`)).length;
-	return { http, calls, chats, phones, failing, add, historyCalls };
+	const written = (chatId, ms = 0) =>
+		add(chatId, message(chatId, 0, { createdAt: new Date(now() + ms).toISOString() }))[0];
+	return { http, calls, chats, phones, failing, add, historyCalls, now, written };
 }

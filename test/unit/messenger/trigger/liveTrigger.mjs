@@ -1,6 +1,9 @@
 // The Messenger Live Trigger activated as n8n activates it (trigger(), emit with the static data
 // saved then, closeFunction at deactivation), with the schedule's and the loop's times shortened:
-// the setup of the live suites (messageLive, liveFaults).
+// the setup of the live suites (messageLive, liveFaults), and a restart as n8n makes one: the static
+// data saved at the last save point, handed back in n8n's proxies.
+import { ObservableObject } from 'n8n-workflow';
+
 import { afterEach, beforeEach } from 'node:test';
 
 import { MessengerLiveTrigger } from '../../../../nodes/Messenger/MessengerLiveTrigger.node.ts';
@@ -68,4 +71,13 @@ export function useLiveTrigger() {
 		pacingSettings.windowMs = saved.windowMs;
 		resetPacing();
 	});
+}
+
+/**
+ * The static data n8n hands a trigger after a restart: what it saved last (at the end of the
+ * activation, `activation`, or at the last emit), wrapped in its proxies.
+ */
+export function restartedData(trigger, activation) {
+	const last = trigger.emitted.at(-1)?.saved ?? activation;
+	return ObservableObject.create(JSON.parse(JSON.stringify(last)));
 }
