@@ -272,24 +272,51 @@ function stopNap(pacer: Pacer): void {
  * Waits for this credential's turn (0 or less: no pacing) and takes it. Executions of one process
  * queue in order; what they may send adapts to the 429s they meet, never above `perMinute`.
  * Hand the slot to `settleRequestSlot` when the answer comes. Null: the turn would come after
- * `latestStart` (a poll whose time would be up by then), and none was taken; the wait ends by
- * `latestStart` whatever the turns ahead wait for.
+ * `latestStart` (a poll whose time would be up by then), or `stop` fired (a live trigger was
+ * deactivated), and none was taken; the wait ends by `latestStart` whatever the turns ahead wait
+ * for, and at once when `stop` fires: the turn leaves the queue and holds up no one.
  */
 export async function waitForRequestSlot(
 	key: string,
 	perMinute: number,
 	latestStart = Infinity,
+	stop?: AbortSignal,
 ): Promise<RequestSlot | undefined | null> {
 	if (!Number.isFinite(perMinute) || perMinute <= 0) return undefined;
+	if (stop?.aborted) return null;
 	const ceiling = Math.max(1, Math.floor(perMinute));
 	const pacer = pacers.get(key) ?? { ...createPacer(ceiling), waiting: [] };
 	pacers.set(key, pacer);
 	pacer.ceiling = ceiling;
 	pacer.allowance = Math.min(pacer.allowance, ceiling);
 	return await new Promise<RequestSlot | null>((resolve) => {
-		pacer.waiting.push({ latestStart, resolve });
+		const leave = () => {
+			pacer.waiting = pacer.waiting.filter((waiting) => waiting !== turn);
+			turn.resolve(null);
+			serveTurns(pacer);
+		};
+		const turn: Turn = {
+			latestStart,
+			resolve: (slot) => {
+				stop?.removeEventListener('abort', leave);
+				resolve(slot);
+			},
+		};
+		stop?.addEventListener('abort', leave, { once: true });
+		pacer.waiting.push(turn);
 		serveTurns(pacer);
 	});
+}
+
+/**
+ * Gives back a slot whose request never went out (the turn after it was given up, or the caller
+ * stopped): it holds no place in the window.
+ */
+export function giveBackRequestSlot(slot: RequestSlot | undefined | null): void {
+	if (!slot || slot.settled) return;
+	slot.settled = true;
+	slot.pacer.inFlight = Math.max(0, slot.pacer.inFlight - 1);
+	if (slot.pacer.waiting.length > 0) serveTurns(slot.pacer);
 }
 
 /** Tells the pacer what a request got: nothing (2xx), or the failure (a 429 with its headers). */
