@@ -27,6 +27,12 @@ export const ADAPTIVE_RULE = {
 	steadyWindows: 2,
 	/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
 	pauseJitterShare: 0.1,
+	/**
+	 * A storm: a run of cuts that left less than this share of the rate before it (the API refused
+	 * everything for a while, whatever was sent). Once a request sent after its last cut succeeds,
+	 * the rate doubles with each answer back to what it was before the storm.
+	 */
+	stormShare: 0.5,
 } as const;
 /** The growth per window doubles up to 2 ** this. */
 const MAX_DOUBLINGS = 16;
@@ -45,6 +51,16 @@ export interface PacerState {
 	/** No request before this (the server said when to come back). */
 	pausedUntil: number;
 	/** When the rate was last cut; 429s for requests sent before it belong to that cut. */
+	lastCutAt: number;
+	/** The run of cuts under way: the rate before its first cut, and the cut before that one. */
+	cutsFrom?: StormMark;
+	/** After a storm: the rate it doubles back to with each answer; then the climb of before it resumes. */
+	regrowTo?: StormMark;
+}
+
+/** A rate and the last cut before it (its climb's start). */
+interface StormMark {
+	rate: number;
 	lastCutAt: number;
 }
 
@@ -133,8 +149,24 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 	const share =
 		ADAPTIVE_RULE.cutShare.min +
 		(ADAPTIVE_RULE.cutShare.max - ADAPTIVE_RULE.cutShare.min) * random();
-	pacer.allowance = Math.max(1, Math.min(pacer.allowance, sent) * share);
+	const rate = Math.min(pacer.allowance, sent);
+	pacer.cutsFrom ??= { rate, lastCutAt: pacer.lastCutAt };
+	pacer.regrowTo = undefined;
+	pacer.allowance = Math.max(1, rate * share);
 	pacer.lastCutAt = now;
+}
+
+/**
+ * A request sent after the last cut succeeded: the run of cuts is over. One that cut the rate
+ * below `stormShare` of what was sent before it is a storm, not this process's share of a limit
+ * (a cut or two near one leaves 80 % or more): its cuts outlive it by a window or so, as the rate
+ * doubles back (slow start) to what was sent before it and the climb it was in resumes.
+ */
+function endCuts(pacer: PacerState, sentAt: number): void {
+	const { cutsFrom } = pacer;
+	if (cutsFrom === undefined || sentAt < pacer.lastCutAt) return;
+	if (pacer.allowance < cutsFrom.rate * ADAPTIVE_RULE.stormShare) pacer.regrowTo = cutsFrom;
+	pacer.cutsFrom = undefined;
 }
 
 /**
@@ -144,6 +176,15 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
  * creeps up by one.
  */
 function speedUp(pacer: PacerState, now: number): void {
+	const { regrowTo } = pacer;
+	if (regrowTo !== undefined) {
+		const target = Math.min(regrowTo.rate, pacer.ceiling);
+		pacer.allowance = Math.min(target, pacer.allowance * 2);
+		if (pacer.allowance < target) return;
+		pacer.regrowTo = undefined;
+		pacer.lastCutAt = regrowTo.lastCutAt;
+		return;
+	}
 	if (pacer.allowance >= pacer.ceiling) return;
 	const quietWindows = Math.floor((now - pacer.lastCutAt) / pacingSettings.windowMs);
 	const doublings = Math.min(
@@ -181,6 +222,7 @@ export function markAnswered(
 		}
 		slowDown(pacer, sentAt, now, random);
 	} else if (outcome.succeeded) {
+		endCuts(pacer, sentAt);
 		speedUp(pacer, now);
 	}
 }
