@@ -37,15 +37,15 @@ function scaleNumbers(
 }
 
 /**
- * Runs `chats` customers for `minutes` (of real time, run `speedup` times faster) against one live
- * trigger at default settings, and returns the latencies (real seconds), requests a minute, 429s,
- * and messages lost or doubled.
+ * What both in-process live benches start with, time run `speedup` times faster on every side (the
+ * sandbox's window, the pacing's, the trigger's schedule and loop, the retries): the sandbox with
+ * `chats` chats of customers on phones starting with `prefix`, the trigger's context watching them
+ * and a workflow's context on the same credential. `restore()` stops the sandbox and puts every
+ * setting back.
  */
-export async function measureLiveConversations({ chats, minutes = 3, speedup = 10, seed = 7 }) {
+export async function startLiveBench({ chats, speedup, prefix }) {
 	const scale = 1 / speedup;
 	const ms = (real) => Math.max(1, Math.round(real * scale));
-	// Seeded, so that runs compare.
-	const random = mulberry32(seed + chats);
 	const saved = {
 		schedule: scaleNumbers(LIVE_SCHEDULE, scale),
 		loop: scaleNumbers(LIVE_LOOP, scale),
@@ -58,21 +58,41 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 		rateWindowMs: ms(60_000),
 		tokenRateLimitPerMinute: 0,
 	});
+	const { chatIds, write } = customerChats(sandbox, chats, prefix);
+	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly);
+	const answering = createExecuteContext({
+		params: {},
+		http: auth.httpRequestWithAuthentication,
+		credentials: auth.store.data,
+	});
+	const trigger = createTriggerContext({
+		params: { event: 'messageReceived', chats: chatIds.join(','), direction: 'inbound' },
+		http: auth.httpRequestWithAuthentication,
+		credentials: auth.store.data,
+	});
+	const restore = async () => {
+		await sandbox.close();
+		Object.assign(LIVE_SCHEDULE, saved.schedule);
+		Object.assign(LIVE_LOOP, saved.loop);
+		Object.assign(retrySettings, saved.retry);
+		pacingSettings.windowMs = saved.windowMs;
+		resetPacing();
+	};
+	return { scale, ms, sandbox, chatIds, write, answering, trigger, restore };
+}
+
+/**
+ * Runs `chats` customers for `minutes` (of real time, run `speedup` times faster) against one live
+ * trigger at default settings, and returns the latencies (real seconds), requests a minute, 429s,
+ * and messages lost or doubled.
+ */
+export async function measureLiveConversations({ chats, minutes = 3, speedup = 10, seed = 7 }) {
+	// Seeded, so that runs compare.
+	const random = mulberry32(seed + chats);
+	const bench = await startLiveBench({ chats, speedup, prefix: '+3460010' });
+	const { scale, ms, sandbox, chatIds, write, answering, trigger } = bench;
 	let customers;
 	try {
-		const { chatIds, write } = customerChats(sandbox, chats, '+3460010');
-		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly);
-		const answering = createExecuteContext({
-			params: {},
-			http: auth.httpRequestWithAuthentication,
-			credentials: auth.store.data,
-		});
-		const trigger = createTriggerContext({
-			params: { event: 'messageReceived', chats: chatIds.join(','), direction: 'inbound' },
-			http: auth.httpRequestWithAuthentication,
-			credentials: auth.store.data,
-		});
-
 		customers = customersInConversation({
 			chatIds,
 			random,
@@ -124,11 +144,6 @@ export async function measureLiveConversations({ chats, minutes = 3, speedup = 1
 		};
 	} finally {
 		customers?.close();
-		await sandbox.close();
-		Object.assign(LIVE_SCHEDULE, saved.schedule);
-		Object.assign(LIVE_LOOP, saved.loop);
-		Object.assign(retrySettings, saved.retry);
-		pacingSettings.windowMs = saved.windowMs;
-		resetPacing();
+		await bench.restore();
 	}
 }

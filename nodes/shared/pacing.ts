@@ -48,20 +48,16 @@ export interface PacerState {
 	/** Requests sent and not answered yet: each holds a place until its answer comes. */
 	inFlight: number;
 	lastSentAt: number;
+	/** When this process sent its first request. */
+	firstSentAt?: number;
 	/** No request before this (the server said when to come back). */
 	pausedUntil: number;
 	/** When the rate was last cut; 429s for requests sent before it belong to that cut. */
 	lastCutAt: number;
-	/** The run of cuts under way: the rate before its first cut, and the cut before that one. */
-	cutsFrom?: StormMark;
-	/** After a storm: the rate it doubles back to with each answer; then the climb of before it resumes. */
-	regrowTo?: StormMark;
-}
-
-/** A rate and the last cut before it (its climb's start). */
-interface StormMark {
-	rate: number;
-	lastCutAt: number;
+	/** The rate sent before the run of cuts under way (none: no cut since the last success after one). */
+	cutsFrom?: number;
+	/** After a storm: the rate it doubles back to with each answer. */
+	regrowTo?: number;
 }
 
 export interface AttemptOutcome {
@@ -119,7 +115,10 @@ export function sendDelay(pacer: PacerState, now: number): number {
 	let at = Math.max(now, pacer.pausedUntil);
 	if (pacingSettings.adaptive) {
 		const spread = pacer.allowance < pacer.ceiling ? SPREAD_SHARE.below : SPREAD_SHARE.atCeiling;
-		at = Math.max(at, pacer.lastSentAt + Math.floor((span * spread) / limit));
+		// Coming back after a storm, requests are spaced as at the rate they come back to: each
+		// answer doubles the rate, so it is back within as many answers, not within a window.
+		const spacedAs = Math.max(limit, Math.floor(pacer.regrowTo ?? 0));
+		at = Math.max(at, pacer.lastSentAt + Math.floor((span * spread) / spacedAs));
 	}
 	const mustLeave = pacer.answered.length + pacer.inFlight - limit + 1;
 	if (mustLeave > 0) {
@@ -136,6 +135,7 @@ export function sendDelay(pacer: PacerState, now: number): number {
 export function markSent(pacer: PacerState, now: number): void {
 	pacer.inFlight++;
 	pacer.lastSentAt = now;
+	pacer.firstSentAt ??= now;
 }
 
 /**
@@ -150,7 +150,12 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 		ADAPTIVE_RULE.cutShare.min +
 		(ADAPTIVE_RULE.cutShare.max - ADAPTIVE_RULE.cutShare.min) * random();
 	const rate = Math.min(pacer.allowance, sent);
-	pacer.cutsFrom ??= { rate, lastCutAt: pacer.lastCutAt };
+	// Only a rate that held a whole window without a 429 is one to come back to: not the first
+	// window's, when processes that start together find their shares.
+	const heldSince = Math.max(pacer.lastCutAt, pacer.firstSentAt ?? now);
+	if (pacer.cutsFrom === undefined && now - heldSince >= pacingSettings.windowMs) {
+		pacer.cutsFrom = rate;
+	}
 	pacer.regrowTo = undefined;
 	pacer.allowance = Math.max(1, rate * share);
 	pacer.lastCutAt = now;
@@ -160,12 +165,12 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
  * A request sent after the last cut succeeded: the run of cuts is over. One that cut the rate
  * below `stormShare` of what was sent before it is a storm, not this process's share of a limit
  * (a cut or two near one leaves 80 % or more): its cuts outlive it by a window or so, as the rate
- * doubles back (slow start) to what was sent before it and the climb it was in resumes.
+ * doubles back (slow start) to what was sent before it, then climbs on doubling.
  */
 function endCuts(pacer: PacerState, sentAt: number): void {
 	const { cutsFrom } = pacer;
 	if (cutsFrom === undefined || sentAt < pacer.lastCutAt) return;
-	if (pacer.allowance < cutsFrom.rate * ADAPTIVE_RULE.stormShare) pacer.regrowTo = cutsFrom;
+	if (pacer.allowance < cutsFrom * ADAPTIVE_RULE.stormShare) pacer.regrowTo = cutsFrom;
 	pacer.cutsFrom = undefined;
 }
 
@@ -178,11 +183,15 @@ function endCuts(pacer: PacerState, sentAt: number): void {
 function speedUp(pacer: PacerState, now: number): void {
 	const { regrowTo } = pacer;
 	if (regrowTo !== undefined) {
-		const target = Math.min(regrowTo.rate, pacer.ceiling);
+		const target = Math.min(regrowTo, pacer.ceiling);
 		pacer.allowance = Math.min(target, pacer.allowance * 2);
 		if (pacer.allowance < target) return;
+		// Back at a rate that held before the storm: the climb goes on doubling, not by one a window.
 		pacer.regrowTo = undefined;
-		pacer.lastCutAt = regrowTo.lastCutAt;
+		pacer.lastCutAt = Math.min(
+			pacer.lastCutAt,
+			now - ADAPTIVE_RULE.steadyWindows * pacingSettings.windowMs,
+		);
 		return;
 	}
 	if (pacer.allowance >= pacer.ceiling) return;
@@ -244,6 +253,8 @@ export const abortableSleep: AbortableSleep = sleepUnlessAborted;
 interface Turn {
 	/** Past this moment the turn is of no use (a poll's time would be up): it is given up. */
 	readonly latestStart: number;
+	/** Served before the turns without it (a request within a budget of its own: see apiRequest). */
+	readonly ahead: boolean;
 	readonly resolve: (slot: RequestSlot | null) => void;
 }
 
@@ -316,13 +327,15 @@ function stopNap(pacer: Pacer): void {
  * Hand the slot to `settleRequestSlot` when the answer comes. Null: the turn would come after
  * `latestStart` (a poll whose time would be up by then), or `stop` fired (a live trigger was
  * deactivated), and none was taken; the wait ends by `latestStart` whatever the turns ahead wait
- * for, and at once when `stop` fires: the turn leaves the queue and holds up no one.
+ * for, and at once when `stop` fires: the turn leaves the queue and holds up no one. A turn
+ * `ahead` queues before every turn without it.
  */
 export async function waitForRequestSlot(
 	key: string,
 	perMinute: number,
 	latestStart = Infinity,
 	stop?: AbortSignal,
+	ahead = false,
 ): Promise<RequestSlot | undefined | null> {
 	if (!Number.isFinite(perMinute) || perMinute <= 0) return undefined;
 	if (stop?.aborted) return null;
@@ -339,13 +352,15 @@ export async function waitForRequestSlot(
 		};
 		const turn: Turn = {
 			latestStart,
+			ahead,
 			resolve: (slot) => {
 				stop?.removeEventListener('abort', leave);
 				resolve(slot);
 			},
 		};
 		stop?.addEventListener('abort', leave, { once: true });
-		pacer.waiting.push(turn);
+		const behind = ahead ? pacer.waiting.findIndex((waiting) => !waiting.ahead) : -1;
+		pacer.waiting.splice(behind === -1 ? pacer.waiting.length : behind, 0, turn);
 		serveTurns(pacer);
 	});
 }

@@ -243,10 +243,12 @@ export async function apiRequest(
 		const share =
 			budget &&
 			(await waitForRequestSlot(budget.key, budget.perMinute, clock?.latestStart(), stop));
+		// Within the credential, a budget's requests go first: the budget keeps them to its share,
+		// and the rest (a workflow's replies) cannot hold up the live reads behind a backlog.
 		const slot =
 			share === null
 				? null
-				: await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart(), stop);
+				: await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart(), stop, !!share);
 		if (slot === null) {
 			giveBackRequestSlot(share);
 			stop?.throwIfAborted();

@@ -436,6 +436,24 @@ describe("a poll's latest start bounds its wait in the credential's queue", () =
 		assert.equal(runningTimers(), 0);
 	});
 
+	it('a turn ahead (a budget’s request) is served before the turns without it, in order among its own', async () => {
+		pacingSettings.windowMs = 200;
+		settleRequestSlot(await waitForRequestSlot('ahead', 1));
+		const order = [];
+		const turn = (name, ahead) =>
+			waitForRequestSlot('ahead', 1, Infinity, undefined, ahead).then((slot) => {
+				order.push(name);
+				settleRequestSlot(slot);
+			});
+		await Promise.all([
+			turn('reply 1'),
+			turn('read 1', true),
+			turn('reply 2'),
+			turn('read 2', true),
+		]);
+		assert.deepEqual(order, ['read 1', 'read 2', 'reply 1', 'reply 2']);
+	});
+
 	it("a server's pause gives up at once the waiting turns it puts past their latest start", async () => {
 		pacingSettings.windowMs = 20_000;
 		const sent = await waitForRequestSlot('paused', 100);
