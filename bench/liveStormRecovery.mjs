@@ -28,7 +28,8 @@ export const STORM_RUN = {
 /**
  * Runs the storm against one live trigger at default settings, `speedup` times faster; returns
  * the normal p50 (real seconds), the p50 of each minute after the storm, their ratios to it, the
- * chat reads and answers in each of those minutes, and the messages lost or doubled.
+ * chat reads a minute before the storm, the chat reads and answers in each minute after it, and
+ * the messages lost or doubled.
  */
 export async function measureLiveStormRecovery({ chats = 20, speedup = 6, seed = 7 } = {}) {
 	const random = mulberry32(seed);
@@ -109,12 +110,18 @@ export async function measureLiveStormRecovery({ chats = 20, speedup = 6, seed =
 					(entry) => what(entry) && Date.parse(entry.at) >= from && Date.parse(entry.at) < to,
 				).length;
 			});
+		const isRead = (entry) => entry.path.includes('/messages/chat/');
+		const readsBefore = sandbox.log.filter(
+			(entry) =>
+				isRead(entry) && Date.parse(entry.at) >= normalFrom && Date.parse(entry.at) < stormFrom,
+		).length;
 		const counts = [...written.keys()].map((id) => seen.get(id) ?? 0);
 		return {
 			normal,
 			minutes,
 			ratios: minutes.map((value) => value / normal),
-			reads: perMinute((entry) => entry.path.includes('/messages/chat/')),
+			readsBefore: readsBefore / STORM_RUN.normal,
+			reads: perMinute(isRead),
 			answers: perMinute((entry) => entry.path.endsWith('/send/media')),
 			refused: sandbox.log.filter((entry) => entry.status === 429).length,
 			written: written.size,
