@@ -28,9 +28,9 @@ export const ADAPTIVE_RULE = {
 	/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
 	pauseJitterShare: 0.1,
 	/**
-	 * A storm: a run of cuts that left less than this share of the rate before it (the API refused
-	 * everything for a while, whatever was sent). Once a request sent after its last cut succeeds,
-	 * the rate doubles with each answer back to what it was before the storm.
+	 * A storm: a run of cuts that left less than this share of a rate that had held a window (the
+	 * API refused everything for a while, whatever was sent). Once a request sent after its last
+	 * cut succeeds, the rate doubles with each answer back to that rate.
 	 */
 	stormShare: 0.5,
 } as const;
