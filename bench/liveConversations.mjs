@@ -15,7 +15,6 @@ import { pacingSettings, resetPacing } from '../nodes/shared/pacing.ts';
 import { apiRequest, retrySettings } from '../nodes/shared/transport.ts';
 import { mulberry32 } from '../sandbox/data/random.mjs';
 import { DEMO_CLIENTS, startSandbox } from '../sandbox/server.mjs';
-
 import {
 	createExecuteContext,
 	createTriggerContext,
@@ -46,24 +45,15 @@ function scaleNumbers(
 }
 
 /**
- * Runs `chats` customers for `minutes` (of real time, run `speedup` times faster) against one live
- * trigger at default settings, and returns the latencies (real seconds), requests a minute, 429s,
- * and messages lost or doubled. `idle`: the first chats have no customer (watched, quiet);
- * `failing`: the first of them answer 500 to every history read (the trigger's own requests, the
- * sandbox never sees them), so that a run with a failing chat compares with the same run without.
+ * What both in-process live benches start with, time run `speedup` times faster on every side (the
+ * sandbox's window, the pacing's, the trigger's schedule and loop, the retries): the sandbox with
+ * `chats` chats of customers on phones starting with `prefix`, the trigger's context watching them
+ * and a workflow's context on the same credential. `restore()` stops the sandbox and puts every
+ * setting back.
  */
-export async function measureLiveConversations({
-	chats,
-	minutes = 3,
-	speedup = 10,
-	seed = 7,
-	idle = 0,
-	failing = 0,
-}) {
+export async function startLiveBench({ chats, speedup, prefix }) {
 	const scale = 1 / speedup;
 	const ms = (real) => Math.max(1, Math.round(real * scale));
-	// Seeded, so that runs compare.
-	const random = mulberry32(seed + chats);
 	const saved = {
 		schedule: scaleNumbers(LIVE_SCHEDULE, scale),
 		loop: scaleNumbers(LIVE_LOOP, scale),
@@ -76,31 +66,61 @@ export async function measureLiveConversations({
 		rateWindowMs: ms(60_000),
 		tokenRateLimitPerMinute: 0,
 	});
+	const { chatIds, write } = customerChats(sandbox, chats, prefix);
+	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly);
+	const answering = createExecuteContext({
+		params: {},
+		http: auth.httpRequestWithAuthentication,
+		credentials: auth.store.data,
+	});
+	// Chats in `broken` answer 500 to every history read (the trigger's own requests: the sandbox
+	// never sees them), so that a run with a failing chat compares with the same run without.
+	const broken = new Set();
+	const failed = { reads: 0 };
+	const http = async (type, options) => {
+		const chat = /\/messages\/chat\/([^/?]+)/.exec(String(options.url))?.[1];
+		if (chat && broken.has(decodeURIComponent(chat))) {
+			failed.reads++;
+			throw new NodeApiError(TEST_NODE, httpError(500, { message: 'Internal Server Error' }));
+		}
+		return await auth.httpRequestWithAuthentication(type, options);
+	};
+	const trigger = createTriggerContext({
+		params: { event: 'messageReceived', chats: chatIds.join(','), direction: 'inbound' },
+		http,
+		credentials: auth.store.data,
+	});
+	const restore = async () => {
+		await sandbox.close();
+		Object.assign(LIVE_SCHEDULE, saved.schedule);
+		Object.assign(LIVE_LOOP, saved.loop);
+		Object.assign(retrySettings, saved.retry);
+		pacingSettings.windowMs = saved.windowMs;
+		resetPacing();
+	};
+	return { scale, ms, sandbox, chatIds, write, answering, trigger, broken, failed, restore };
+}
+
+/**
+ * Runs `chats` customers for `minutes` (of real time, run `speedup` times faster) against one live
+ * trigger at default settings, and returns the latencies (real seconds), requests a minute, 429s,
+ * and messages lost or doubled. `idle`: the first chats have no customer (watched, quiet);
+ * `failing`: the first of them answer 500 to every history read (startLiveBench's `broken`).
+ */
+export async function measureLiveConversations({
+	chats,
+	minutes = 3,
+	speedup = 10,
+	seed = 7,
+	idle = 0,
+	failing = 0,
+}) {
+	// Seeded, so that runs compare.
+	const random = mulberry32(seed + chats);
+	const bench = await startLiveBench({ chats, speedup, prefix: '+3460010' });
+	const { scale, ms, sandbox, chatIds, write, answering, trigger, broken, failed } = bench;
 	let customers;
 	try {
-		const { chatIds, write } = customerChats(sandbox, chats, '+3460010');
-		const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly);
-		const answering = createExecuteContext({
-			params: {},
-			http: auth.httpRequestWithAuthentication,
-			credentials: auth.store.data,
-		});
-		const broken = new Set();
-		let failedReads = 0;
-		const http = async (type, options) => {
-			const chat = /\/messages\/chat\/([^/?]+)/.exec(String(options.url))?.[1];
-			if (chat && broken.has(decodeURIComponent(chat))) {
-				failedReads++;
-				throw new NodeApiError(TEST_NODE, httpError(500, { message: 'Internal Server Error' }));
-			}
-			return await auth.httpRequestWithAuthentication(type, options);
-		};
-		const trigger = createTriggerContext({
-			params: { event: 'messageReceived', chats: chatIds.join(','), direction: 'inbound' },
-			http,
-			credentials: auth.store.data,
-		});
-
 		customers = customersInConversation({
 			chatIds: chatIds.slice(idle),
 			random,
@@ -151,17 +171,12 @@ export async function measureLiveConversations({
 			written,
 			lost,
 			doubled,
-			failedReads,
+			failedReads: failed.reads,
 			failedExecutions: trigger.failed.length,
 		};
 	} finally {
 		customers?.close();
-		await sandbox.close();
-		Object.assign(LIVE_SCHEDULE, saved.schedule);
-		Object.assign(LIVE_LOOP, saved.loop);
-		Object.assign(retrySettings, saved.retry);
-		pacingSettings.windowMs = saved.windowMs;
-		resetPacing();
+		await bench.restore();
 	}
 }
 

@@ -94,8 +94,14 @@ async function getOnce(
 	const where = { method: 'GET', path: new URL(url).pathname };
 	for (let attempt = 1; ; attempt++) {
 		const slot = pacing
-			? await waitForRequestSlot(pacing.key, pacing.perMinute, clock?.latestStart())
+			? await waitForRequestSlot(
+					pacing.key,
+					pacing.perMinute,
+					clock?.latestStart(),
+					clock?.stopSignal,
+				)
 			: undefined;
+		if (slot === null) clock?.stopSignal?.throwIfAborted();
 		if (slot === null && clock) throw clock.turnTimeUp(where);
 		const limits = attemptLimits(clock);
 		const { response, failure } = await timedAttempt<{

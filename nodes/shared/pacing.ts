@@ -27,6 +27,12 @@ export const ADAPTIVE_RULE = {
 	steadyWindows: 2,
 	/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
 	pauseJitterShare: 0.1,
+	/**
+	 * A storm: a run of cuts that left less than this share of a rate that had held a window (the
+	 * API refused everything for a while, whatever was sent). Once a request sent after its last
+	 * cut succeeds, the rate doubles with each answer back to that rate.
+	 */
+	stormShare: 0.5,
 } as const;
 /** The growth per window doubles up to 2 ** this. */
 const MAX_DOUBLINGS = 16;
@@ -42,10 +48,16 @@ export interface PacerState {
 	/** Requests sent and not answered yet: each holds a place until its answer comes. */
 	inFlight: number;
 	lastSentAt: number;
+	/** When this process sent its first request. */
+	firstSentAt?: number;
 	/** No request before this (the server said when to come back). */
 	pausedUntil: number;
 	/** When the rate was last cut; 429s for requests sent before it belong to that cut. */
 	lastCutAt: number;
+	/** The rate sent before the run of cuts under way (none: no cut since the last success after one). */
+	cutsFrom?: number;
+	/** After a storm: the rate it doubles back to with each answer. */
+	regrowTo?: number;
 }
 
 export interface AttemptOutcome {
@@ -103,7 +115,10 @@ export function sendDelay(pacer: PacerState, now: number): number {
 	let at = Math.max(now, pacer.pausedUntil);
 	if (pacingSettings.adaptive) {
 		const spread = pacer.allowance < pacer.ceiling ? SPREAD_SHARE.below : SPREAD_SHARE.atCeiling;
-		at = Math.max(at, pacer.lastSentAt + Math.floor((span * spread) / limit));
+		// Coming back after a storm, requests are spaced as at the rate they come back to: each
+		// answer doubles the rate, so it is back within as many answers, not within a window.
+		const spacedAs = Math.max(limit, Math.floor(pacer.regrowTo ?? 0));
+		at = Math.max(at, pacer.lastSentAt + Math.floor((span * spread) / spacedAs));
 	}
 	const mustLeave = pacer.answered.length + pacer.inFlight - limit + 1;
 	if (mustLeave > 0) {
@@ -120,6 +135,7 @@ export function sendDelay(pacer: PacerState, now: number): number {
 export function markSent(pacer: PacerState, now: number): void {
 	pacer.inFlight++;
 	pacer.lastSentAt = now;
+	pacer.firstSentAt ??= now;
 }
 
 /**
@@ -133,8 +149,29 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 	const share =
 		ADAPTIVE_RULE.cutShare.min +
 		(ADAPTIVE_RULE.cutShare.max - ADAPTIVE_RULE.cutShare.min) * random();
-	pacer.allowance = Math.max(1, Math.min(pacer.allowance, sent) * share);
+	const rate = Math.min(pacer.allowance, sent);
+	// Only a rate that held a whole window without a 429 is one to come back to: not the first
+	// window's, when processes that start together find their shares.
+	const heldSince = Math.max(pacer.lastCutAt, pacer.firstSentAt ?? now);
+	if (pacer.cutsFrom === undefined && now - heldSince >= pacingSettings.windowMs) {
+		pacer.cutsFrom = rate;
+	}
+	pacer.regrowTo = undefined;
+	pacer.allowance = Math.max(1, rate * share);
 	pacer.lastCutAt = now;
+}
+
+/**
+ * A request sent after the last cut succeeded: the run of cuts is over. One that cut the rate
+ * below `stormShare` of what was sent before it is a storm, not this process's share of a limit
+ * (a cut or two near one leaves 80 % or more): its cuts outlive it by a window or so, as the rate
+ * doubles back (slow start) to what was sent before it, then climbs on doubling.
+ */
+function endCuts(pacer: PacerState, sentAt: number): void {
+	const { cutsFrom } = pacer;
+	if (cutsFrom === undefined || sentAt < pacer.lastCutAt) return;
+	if (pacer.allowance < cutsFrom * ADAPTIVE_RULE.stormShare) pacer.regrowTo = cutsFrom;
+	pacer.cutsFrom = undefined;
 }
 
 /**
@@ -144,6 +181,19 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
  * creeps up by one.
  */
 function speedUp(pacer: PacerState, now: number): void {
+	const { regrowTo } = pacer;
+	if (regrowTo !== undefined) {
+		const target = Math.min(regrowTo, pacer.ceiling);
+		pacer.allowance = Math.min(target, pacer.allowance * 2);
+		if (pacer.allowance < target) return;
+		// Back at a rate that held before the storm: the climb goes on doubling, not by one a window.
+		pacer.regrowTo = undefined;
+		pacer.lastCutAt = Math.min(
+			pacer.lastCutAt,
+			now - ADAPTIVE_RULE.steadyWindows * pacingSettings.windowMs,
+		);
+		return;
+	}
 	if (pacer.allowance >= pacer.ceiling) return;
 	const quietWindows = Math.floor((now - pacer.lastCutAt) / pacingSettings.windowMs);
 	const doublings = Math.min(
@@ -181,6 +231,7 @@ export function markAnswered(
 		}
 		slowDown(pacer, sentAt, now, random);
 	} else if (outcome.succeeded) {
+		endCuts(pacer, sentAt);
 		speedUp(pacer, now);
 	}
 }
@@ -202,6 +253,8 @@ export const abortableSleep: AbortableSleep = sleepUnlessAborted;
 interface Turn {
 	/** Past this moment the turn is of no use (a poll's time would be up): it is given up. */
 	readonly latestStart: number;
+	/** Served before the turns without it (a request within a budget of its own: see apiRequest). */
+	readonly ahead: boolean;
 	readonly resolve: (slot: RequestSlot | null) => void;
 }
 
@@ -272,24 +325,55 @@ function stopNap(pacer: Pacer): void {
  * Waits for this credential's turn (0 or less: no pacing) and takes it. Executions of one process
  * queue in order; what they may send adapts to the 429s they meet, never above `perMinute`.
  * Hand the slot to `settleRequestSlot` when the answer comes. Null: the turn would come after
- * `latestStart` (a poll whose time would be up by then), and none was taken; the wait ends by
- * `latestStart` whatever the turns ahead wait for.
+ * `latestStart` (a poll whose time would be up by then), or `stop` fired (a live trigger was
+ * deactivated), and none was taken; the wait ends by `latestStart` whatever the turns ahead wait
+ * for, and at once when `stop` fires: the turn leaves the queue and holds up no one. A turn
+ * `ahead` queues before every turn without it.
  */
 export async function waitForRequestSlot(
 	key: string,
 	perMinute: number,
 	latestStart = Infinity,
+	stop?: AbortSignal,
+	ahead = false,
 ): Promise<RequestSlot | undefined | null> {
 	if (!Number.isFinite(perMinute) || perMinute <= 0) return undefined;
+	if (stop?.aborted) return null;
 	const ceiling = Math.max(1, Math.floor(perMinute));
 	const pacer = pacers.get(key) ?? { ...createPacer(ceiling), waiting: [] };
 	pacers.set(key, pacer);
 	pacer.ceiling = ceiling;
 	pacer.allowance = Math.min(pacer.allowance, ceiling);
 	return await new Promise<RequestSlot | null>((resolve) => {
-		pacer.waiting.push({ latestStart, resolve });
+		const leave = () => {
+			pacer.waiting = pacer.waiting.filter((waiting) => waiting !== turn);
+			turn.resolve(null);
+			serveTurns(pacer);
+		};
+		const turn: Turn = {
+			latestStart,
+			ahead,
+			resolve: (slot) => {
+				stop?.removeEventListener('abort', leave);
+				resolve(slot);
+			},
+		};
+		stop?.addEventListener('abort', leave, { once: true });
+		const behind = ahead ? pacer.waiting.findIndex((waiting) => !waiting.ahead) : -1;
+		pacer.waiting.splice(behind === -1 ? pacer.waiting.length : behind, 0, turn);
 		serveTurns(pacer);
 	});
+}
+
+/**
+ * Gives back a slot whose request never went out (the turn after it was given up, or the caller
+ * stopped): it holds no place in the window.
+ */
+export function giveBackRequestSlot(slot: RequestSlot | undefined | null): void {
+	if (!slot || slot.settled) return;
+	slot.settled = true;
+	slot.pacer.inFlight = Math.max(0, slot.pacer.inFlight - 1);
+	if (slot.pacer.waiting.length > 0) serveTurns(slot.pacer);
 }
 
 /** Tells the pacer what a request got: nothing (2xx), or the failure (a 429 with its headers). */

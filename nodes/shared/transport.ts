@@ -14,7 +14,13 @@ import { normalizeBaseUrl } from './auth/baseUrl';
 import type { ErrorContext, RequestFailure } from './errors';
 import { describeFailure, requestFailedError } from './errors';
 import { MultipartBody } from './multipart';
-import { abortableSleep, requestBudgetOf, settleRequestSlot, waitForRequestSlot } from './pacing';
+import {
+	abortableSleep,
+	giveBackRequestSlot,
+	requestBudgetOf,
+	settleRequestSlot,
+	waitForRequestSlot,
+} from './pacing';
 import type { PollClock } from './pollClock';
 import { pollClockOf } from './pollClock';
 import { retryAfterMs } from './rateLimitHints';
@@ -232,12 +238,20 @@ export async function apiRequest(
 	const where = { method, path, baseUrl };
 	for (let attempt = 1; ; attempt++) {
 		// A caller with a budget of its own (the live triggers) waits for a turn in it, then in the credential's.
+		// A stopped live trigger's wait ends at once, whatever it waits for (a turn, a pause, a retry).
+		const stop = clock?.stopSignal;
 		const share =
-			budget && (await waitForRequestSlot(budget.key, budget.perMinute, clock?.latestStart()));
+			budget &&
+			(await waitForRequestSlot(budget.key, budget.perMinute, clock?.latestStart(), stop));
+		// Within the credential, a budget's requests go first: the budget keeps them to its share,
+		// and the rest (a workflow's replies) cannot hold up the live reads behind a backlog.
 		const slot =
-			share === null ? null : await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart());
+			share === null
+				? null
+				: await waitForRequestSlot(pacingKey, perMinute, clock?.latestStart(), stop, !!share);
 		if (slot === null) {
-			settleRequestSlot(share);
+			giveBackRequestSlot(share);
+			stop?.throwIfAborted();
 			throw clock?.turnTimeUp(where) ?? new Error('No request slot');
 		}
 		const limits = attemptLimits(clock);
@@ -256,8 +270,10 @@ export async function apiRequest(
 		if (delay < 0 || (clock && !clock.hasRoom(delay))) {
 			throw requestFailedError(this.getNode(), failure, where, options.errorContext);
 		}
-		if (clock?.stopSignal) await abortableSleep(delay, clock.stopSignal).catch(() => undefined);
-		else await sleep(delay);
+		if (stop) {
+			await abortableSleep(delay, stop).catch(() => undefined);
+			stop.throwIfAborted();
+		} else await sleep(delay);
 	}
 }
 

@@ -98,7 +98,9 @@ async function emitSample(
  */
 export async function startMessageLive(context: ITriggerFunctions): Promise<ITriggerResponse> {
 	const live = { stopped: false };
-	const reader = readerOf(context, live);
+	// Fired by closeFunction: every wait of a request (turn, pause, retry, answer) ends at once.
+	const stopping = new AbortController();
+	const reader = readerOf(context, live, stopping.signal);
 	const settings: LiveSettings = {
 		entries: triggerSetting(reader, () => watchEntries(context.getNodeParameter('chats', ''))),
 		filter: triggerSetting(reader, () => messageFilter(reader)),
@@ -130,6 +132,7 @@ export async function startMessageLive(context: ITriggerFunctions): Promise<ITri
 	return {
 		closeFunction: async () => {
 			loop.stop();
+			stopping.abort();
 			await running;
 		},
 	};

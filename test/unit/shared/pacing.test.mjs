@@ -418,6 +418,42 @@ describe("a poll's latest start bounds its wait in the credential's queue", () =
 		assert.equal(slots[0].pacer.inFlight, 0);
 	});
 
+	it('a turn whose stop fires leaves the queue at once: it takes no place, the turns behind it keep theirs, no timer is left', async () => {
+		pacingSettings.windowMs = 20_000;
+		const first = await waitForRequestSlot('stopped', 1);
+		const stop = new AbortController();
+		const stopped = waitForRequestSlot('stopped', 1, Infinity, stop.signal);
+		const behind = waitForRequestSlot('stopped', 1, Date.now() + 30_000);
+		const started = Date.now();
+		stop.abort();
+		assert.equal(await stopped, null);
+		assert.ok(Date.now() - started < 50, `left after ${Date.now() - started} ms`);
+		assert.equal(first.pacer.waiting.length, 1, 'only the turn behind it waits');
+		assert.equal(first.pacer.inFlight, 1, 'no place taken');
+		assert.equal(await waitForRequestSlot('stopped', 1, Infinity, stop.signal), null);
+		resetPacing();
+		assert.equal(await behind, null);
+		assert.equal(runningTimers(), 0);
+	});
+
+	it('a turn ahead (a budget’s request) is served before the turns without it, in order among its own', async () => {
+		pacingSettings.windowMs = 200;
+		settleRequestSlot(await waitForRequestSlot('ahead', 1));
+		const order = [];
+		const turn = (name, ahead) =>
+			waitForRequestSlot('ahead', 1, Infinity, undefined, ahead).then((slot) => {
+				order.push(name);
+				settleRequestSlot(slot);
+			});
+		await Promise.all([
+			turn('reply 1'),
+			turn('read 1', true),
+			turn('reply 2'),
+			turn('read 2', true),
+		]);
+		assert.deepEqual(order, ['read 1', 'read 2', 'reply 1', 'reply 2']);
+	});
+
 	it("a server's pause gives up at once the waiting turns it puts past their latest start", async () => {
 		pacingSettings.windowMs = 20_000;
 		const sent = await waitForRequestSlot('paused', 100);

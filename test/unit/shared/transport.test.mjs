@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { toListPage } from '../../../nodes/shared/pagination.ts';
-import { PollClock } from '../../../nodes/shared/pollClock.ts';
+import { pacingSettings, resetPacing, waitForRequestSlot } from '../../../nodes/shared/pacing.ts';
+import { PollClock, withPollClock } from '../../../nodes/shared/pollClock.ts';
 import {
 	apiRequest,
 	attemptLimits,
@@ -114,6 +115,56 @@ describe('apiRequest', () => {
 			ok: true,
 		});
 		assert.equal(calls.length, 3);
+	});
+
+	// A live trigger's clock carries its stop: deactivation ends a read's every wait at once.
+	const stoppedWhile = async (credentials, respond, ms) => {
+		const stop = new AbortController();
+		const { context, calls } = scriptedContext(respond, { baseUrl: API_URL, ...credentials });
+		const clock = new PollClock(20_000, Date.now, stop.signal);
+		const read = withPollClock(context, clock, async () => {
+			await apiRequest.call(context, 'GET', '/api/v1/voice/billing/balance');
+		}).then(
+			() => assert.fail('the read went on'),
+			(error) => error,
+		);
+		await new Promise((resolve) => setTimeout(resolve, ms));
+		const sent = calls.length;
+		const started = Date.now();
+		stop.abort();
+		assert.equal((await read).name, 'AbortError');
+		return { took: Date.now() - started, sent, after: calls.length };
+	};
+
+	it('a stopped read leaves a retry wait (503, Retry-After: 10) at once and sends nothing more', async () => {
+		Object.assign(retrySettings, { maxRetryAfterMs: 60_000 });
+		try {
+			const got = await stoppedWhile(
+				{ requestsPerMinute: 0 },
+				() => {
+					throw httpError(503, 'Unavailable', { 'retry-after': '10' });
+				},
+				50,
+			);
+			assert.ok(got.took < 100, `the wait went on ${got.took} ms`);
+			assert.deepEqual([got.sent, got.after], [1, 1]);
+		} finally {
+			Object.assign(retrySettings, { maxRetryAfterMs: 5 });
+		}
+	});
+
+	it("a stopped read leaves its turn in the credential's used-up pacing at once", async () => {
+		try {
+			// 1 a window of 10 s, taken by another execution: the read's turn would come in 10 s.
+			pacingSettings.windowMs = 10_000;
+			await waitForRequestSlot(`${API_URL}|`, 1);
+			const got = await stoppedWhile({ requestsPerMinute: 1 }, () => ({}), 50);
+			assert.ok(got.took < 100, `the turn went on ${got.took} ms`);
+			assert.deepEqual([got.sent, got.after], [0, 0]);
+		} finally {
+			resetPacing();
+			pacingSettings.windowMs = 60_000;
+		}
 	});
 
 	it('a POST that meets 502 is not sent again: nothing is done twice', async () => {

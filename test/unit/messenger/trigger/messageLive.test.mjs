@@ -7,7 +7,13 @@ import { describe, it } from 'node:test';
 import { MessengerLiveTrigger } from '../../../../nodes/Messenger/MessengerLiveTrigger.node.ts';
 import { LIVE_SCHEDULE } from '../../../../nodes/Messenger/trigger/liveSchedule.ts';
 import { LIVE_LOOP } from '../../../../nodes/Messenger/trigger/messageLive.ts';
-import { pacingSettings } from '../../../../nodes/shared/pacing.ts';
+import {
+	pacingSettings,
+	resetPacing,
+	settleRequestSlot,
+	waitForRequestSlot,
+} from '../../../../nodes/shared/pacing.ts';
+import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { createTriggerContext, httpError } from '../../../../tools/context.mjs';
 import { fakeApi, message } from './chatApi.mjs';
 import { activate, PARAMS, pause, UNPACED, until, useLiveTrigger } from './liveTrigger.mjs';
@@ -73,6 +79,62 @@ describe('Messenger Live Trigger', () => {
 		assert.ok(took < 2_000, `closeFunction took ${took} ms (the read under way had 10 s to go)`);
 		assert.equal(t.emitted.length, 0);
 	});
+
+	// n8n awaits closeFunction at deactivation, update and shutdown: whatever the loop waits for
+	// (a turn of the credential's pacing, a retry's back-off, a server's pause, an answer), it
+	// returns at once, and nothing goes out after it.
+	const waits = {
+		async 'a turn of a credential other executions used up'(api, http) {
+			// A 15 s window (a turn waits up to a read's 20 s): the activation's read and another
+			// execution's fill the credential's 2 a window, and the loop's read waits for a place.
+			pacingSettings.windowMs = 15_000;
+			// A client of its own: no read of an earlier test's loop holds its live budget's spacing.
+			const credentials = { ...UNPACED, clientId: 'used-up', requestsPerMinute: 2 };
+			const t = await activate({ ...api, http }, { chats: 'cht_a' }, { credentials });
+			settleRequestSlot(await waitForRequestSlot('https://api.example.com|used-up', 2));
+			return t;
+		},
+		async 'a retry after a 503 with Retry-After: 10'(api, http) {
+			// 10 s fit in a read's time (a 30 s one does not: the read fails, the loop naps).
+			api.answer = () => httpError(503, { message: 'Unavailable' }, { 'retry-after': '10' });
+			return await activate({ ...api, http }, { chats: 'cht_a' });
+		},
+		async 'the server’s pause after a 429 with Retry-After: 10'(api, http) {
+			// A minute's window: the pacing holds the whole pause (it cuts a pause to its window).
+			pacingSettings.windowMs = 60_000;
+			api.answer = () => httpError(429, { message: 'Too Many Requests' }, { 'retry-after': '10' });
+			const credentials = { ...UNPACED, requestsPerMinute: 100 };
+			return await activate({ ...api, http }, { chats: 'cht_a' }, { credentials });
+		},
+		async 'an answer from a host that ignores the abort signal'(api, http) {
+			api.answer = () => pause(10_000).then(() => httpError(503, { message: 'Late' }));
+			return await activate({ ...api, http }, { chats: 'cht_a' });
+		},
+	};
+	for (const [wait, start] of Object.entries(waits)) {
+		it(`deactivated while the loop waits for ${wait}: closeFunction returns within a second, nothing goes out after it`, async () => {
+			LIVE_LOOP.backoffMs = { min: 60_000, max: 60_000 };
+			const api = fakeApi();
+			api.add('cht_a', message('cht_a', 1));
+			let sent = 0;
+			const http = async (type, options) => {
+				sent++;
+				// The activation's read is answered; the loop's meet the test's answer, if it has one.
+				if (!api.answer || sent === 1) return await api.http(type, options);
+				throw await api.answer();
+			};
+			const t = await start(api, http);
+			await pause(1000);
+			const before = sent;
+			const started = Date.now();
+			await t.stop();
+			const took = Date.now() - started;
+			assert.ok(took < 1000, `closeFunction took ${took} ms`);
+			await pause(200);
+			assert.equal(sent, before, 'a request after closeFunction');
+			assert.equal(t.emitted.length, 0);
+		});
+	}
 
 	it('a restart (deactivate, activate with the saved state) repeats nothing and loses nothing', async () => {
 		const api = fakeApi();

@@ -1,0 +1,95 @@
+// shared/pacing.ts after a storm of 429s (the API refusing everything for a while, whatever this
+// process sent): the rate comes back to what it was before the storm within two windows of its end,
+// while a single 429 episode near a shared limit is still met with the usual cut and slow climb.
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+
+import {
+	createPacer,
+	markAnswered,
+	markSent,
+	pacingSettings,
+	sendDelay,
+} from '../../../nodes/shared/pacing.ts';
+
+afterEach(() => {
+	pacingSettings.windowMs = 60_000;
+});
+
+/** A seeded random stream, so that the jitter is the same on every run. */
+function seeded(seed) {
+	let state = seed;
+	return () => (state = (state * 16807) % 2147483647) / 2147483647;
+}
+
+/**
+ * One process sending as fast as `pacer` allows, in simulated time, each answer 200 ms later: a 429
+ * (Retry-After: 1 s) while `refused(sentAt)`, else a success. Returns the allowance at each moment
+ * of `at`, and when each request went.
+ */
+function run(pacer, { refused, until, at }) {
+	const random = seeded(11);
+	const seen = new Map();
+	const sent = [];
+	const marks = [...at].sort((a, b) => a - b);
+	let now = 0;
+	while (now < until) {
+		while (marks.length && marks[0] <= now) seen.set(marks.shift(), pacer.allowance);
+		const delay = sendDelay(pacer, now);
+		if (delay > 0) {
+			now += Math.min(delay, 1000);
+			continue;
+		}
+		markSent(pacer, now);
+		sent.push(now);
+		const limited = refused(now);
+		markAnswered(
+			pacer,
+			now,
+			now + 200,
+			limited ? { limited: true, pauseMs: 1000 } : { succeeded: true },
+			random,
+		);
+		now += 200;
+	}
+	return { allowance: at.map((moment) => seen.get(moment)), sent };
+}
+
+describe('after a storm of 429s', () => {
+	const WINDOW = 60_000;
+	for (const stormWindows of [1, 3, 6]) {
+		it(`a storm of ${stormWindows} window(s): back to the rate sent before it within two windows of its end`, () => {
+			const pacer = createPacer(60);
+			const start = 3 * WINDOW;
+			const end = start + stormWindows * WINDOW;
+			const { allowance, sent } = run(pacer, {
+				refused: (sentAt) => sentAt >= start && sentAt < end,
+				until: end + 3 * WINDOW,
+				at: [end - 1, end + 2 * WINDOW],
+			});
+			const [during, after] = allowance;
+			const before = sent.filter((at) => at >= start - WINDOW && at < start).length;
+			assert.ok(before >= 58, `${before} sent in the window before the storm`);
+			assert.ok(during < 10, `the storm cut the rate to ${during}`);
+			assert.ok(
+				after >= before,
+				`two windows after the storm: ${after} (sent before it: ${before})`,
+			);
+		});
+	}
+
+	it('a 429 episode near a shared limit (a cut or two) is no storm: the rate climbs by one a window, as before', () => {
+		const pacer = createPacer(60);
+		// 60 a window for three windows, then two 429s (the second for a request after the cut), then answers.
+		const start = 3 * WINDOW;
+		let refusals = 0;
+		const {
+			allowance: [after],
+		} = run(pacer, {
+			refused: (sentAt) => sentAt >= start && refusals++ < 2,
+			until: start + 3 * WINDOW,
+			at: [start + 2 * WINDOW - 1],
+		});
+		assert.ok(after <= 60 * 0.95 * 0.95 + 2, `two windows after the episode: ${after}`);
+	});
+});
