@@ -476,12 +476,18 @@ function judgedAttempts(world, api, firstServed, since) {
 		const first = firstServed.get(l.index) ?? [];
 		const seenN = first.length;
 		const firstEnded = seenN > 0 && first[seenN - 1].end !== undefined;
-		const knowable = l.attempts.filter((a) => {
-			if (a.end === undefined || a.end <= api.since) return false;
-			if (a.n < seenN) return false;
-			if (a.n === seenN && firstEnded) return SHAPES[world.shape] === SHAPES.full;
-			return true;
-		});
+		const knowableAfter = (began) =>
+			l.attempts.filter((a) => {
+				if (a.end === undefined || a.end <= began) return false;
+				if (a.n < seenN) return false;
+				if (a.n === seenN && firstEnded) return SHAPES[world.shape] === SHAPES.full;
+				return true;
+			});
+		// Watching began during the first poll that succeeded: at its first dated answer, or (the
+		// trigger's `since`) at the answer of the campaign list it dates by, which retries may have
+		// put later. An attempt that ended between the two may come or not.
+		const knowable = knowableAfter(Math.max(api.since, since ?? -Infinity));
+		const duringFirstPoll = knowableAfter(api.since).filter((a) => !knowable.includes(a));
 		const either = l.attempts.filter(
 			(a) =>
 				a.end !== undefined &&
@@ -491,6 +497,7 @@ function judgedAttempts(world, api, firstServed, since) {
 				['full', 'noAttempts'].includes(world.shape) &&
 				undecidable(world, a, since),
 		);
+		either.push(...duringFirstPoll);
 		expected.set(l.key, [...(expected.get(l.key) ?? []), ...knowable]);
 		allowed.set(l.key, [...(allowed.get(l.key) ?? []), ...either]);
 	}
