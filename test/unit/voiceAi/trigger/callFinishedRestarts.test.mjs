@@ -12,13 +12,13 @@ import { scriptedPoll } from '../../../support/unit.mjs';
 const trigger = new VoiceAiTrigger();
 
 /** Polls of one Call Finished node whose static data n8n saves and reloads (n8nStaticData). */
-function n8nWatcher(respond) {
+function n8nWatcher(respond, params = {}) {
 	const n8n = n8nStaticData();
 	let activating = true;
 	return {
 		async poll() {
 			const { context } = scriptedPoll(respond, {
-				params: { event: 'callFinished' },
+				params: { event: 'callFinished', ...params },
 				staticData: n8n.node(),
 			});
 			const result = await trigger.poll.call(context);
@@ -109,5 +109,21 @@ describe('Call Finished across restarts that reload only what n8n saved', () => 
 		await w.poll();
 		rows = [ended('2025-01-01T01:23:45.000Z')];
 		assert.equal((await w.poll()).length, 1);
+	});
+
+	it('Final Outcome Only: an attempt held by a poll n8n did not save is reported once when the campaign ends, after a restart', async () => {
+		const campaign = { status: 'in_progress', records: () => rows };
+		let rows = [record('+1', 'calling'), record('+2', 'calling')];
+		const w = n8nWatcher(campaignsApi({ c1: campaign }), { report: 'finalOutcome' });
+		await w.poll();
+		// +1 ends unanswered: held until the campaign ends (the poll fires nothing, nothing saved).
+		rows = [record('+1', 'no_answer'), record('+2', 'calling')];
+		assert.deepEqual(await w.poll(), []);
+		w.restart();
+		rows = [record('+1', 'no_answer'), record('+2', 'busy')];
+		campaign.status = 'completed';
+		const items = [];
+		for (let i = 0; i < 4; i++) items.push(...(await w.poll()));
+		assert.deepEqual(keys(items).sort(), ['+1#1:no_answer', '+2#1:busy']);
 	});
 });
