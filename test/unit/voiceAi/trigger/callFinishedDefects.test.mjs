@@ -3,13 +3,12 @@
 // records without attempts or calledAt, numbers whose hashed keys met, an outage met by one
 // campaign, a record the trigger cannot read, and the first read judged by n8n's clock.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 
 import { ObservableObject } from 'n8n-workflow';
 
-import { retrySettings } from '../../../../nodes/shared/transport.ts';
 import { VoiceAiTrigger } from '../../../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
-import { calledAtSettings } from '../../../../nodes/VoiceAi/trigger/calledAt.ts';
 import { readCall } from '../../../../nodes/VoiceAi/trigger/callRecords.ts';
 import { httpError } from '../../../../tools/context.mjs';
 import { at, callWatcher, campaignsApi, keys, record } from '../../../support/callApi.mjs';
@@ -17,6 +16,10 @@ import { run } from '../../../support/callHistories.mjs';
 import { scriptedPoll } from '../../../support/unit.mjs';
 
 const trigger = new VoiceAiTrigger();
+// The settings the trigger reads: its modules load through require (an import is another copy).
+const require = createRequire(import.meta.url);
+const { retrySettings } = require('../../../../nodes/shared/transport.ts');
+const { calledAtSettings } = require('../../../../nodes/VoiceAi/trigger/calledAt.ts');
 
 /**
  * The statuses Final Outcome Only reports for listing `index` of a generated history, run as the
