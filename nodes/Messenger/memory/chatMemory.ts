@@ -92,12 +92,26 @@ class MessengerChatHistory implements SdkChatHistory {
 	async clear(): Promise<void> {}
 }
 
-/** The memory the agent gets: the chat's latest turns at each load, read anew each time. */
+/**
+ * The memory the agent gets for one item: the chat's latest turns, read once when the agent first
+ * asks and then reused (n8n reads the history again after each turn to show it in the run data:
+ * no second request for it). A failed read is tried again at the next ask.
+ */
 export function messengerChatMemory(
 	context: ISupplyDataFunctions,
 	settings: MemorySettings,
 ): SdkChatMemory {
-	const load = async () => (await latestTurns(context, settings)).turns;
+	let read: Promise<ChatTurn[]> | undefined;
+	const load = async () => {
+		read ??= latestTurns(context, settings).then(
+			(found) => found.turns,
+			(error: unknown) => {
+				read = undefined;
+				throw error;
+			},
+		);
+		return [...(await read)];
+	};
 	return {
 		chatHistory: new MessengerChatHistory(load),
 		loadMessages: load,

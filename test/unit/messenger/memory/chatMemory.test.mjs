@@ -164,7 +164,11 @@ describe('the window and the requests', () => {
  */
 const chatArbitrary = fc
 	.record({
-		directions: fc.array(fc.constantFrom('in', 'out'), { minLength: 0, maxLength: 240, size: 'max' }),
+		directions: fc.array(fc.constantFrom('in', 'out'), {
+			minLength: 0,
+			maxLength: 240,
+			size: 'max',
+		}),
 		group: fc.integer({ min: 1, max: 5 }),
 		window: fc.integer({ min: 1, max: 40 }),
 		ties: fc.boolean(),
