@@ -32,7 +32,7 @@ export class MessengerChatMemory implements INodeType {
 			resources: {
 				primaryDocumentation: [
 					{
-						url: 'https://github.com/voice-messaging/n8n-nodes-voice-messaging/blob/main/docs/ai-agents.md#a-whatsapp-chatbot-that-remembers',
+						url: 'https://github.com/voice-messaging/n8n-nodes-voice-messaging#whatsapp-chatbot-with-memory',
 					},
 				],
 			},
