@@ -74,13 +74,13 @@ export class MessengerChatMemory implements INodeType {
 	};
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+		const sdk = await loadMemorySdk(this.getNode());
 		let settings;
 		try {
 			settings = memorySettings(this, itemIndex);
 		} catch (error) {
 			throw asNodeError(this.getNode(), error, itemIndex);
 		}
-		const sdk = await loadMemorySdk(this.getNode());
 		return sdk.supplyMemory(this, messengerChatMemory(this, settings));
 	}
 }

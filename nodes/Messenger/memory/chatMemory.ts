@@ -1,5 +1,5 @@
 import type { IDataObject, IPollFunctions, ISupplyDataFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError } from '../../shared/errors';
 import { isPhoneEntry, normalizePhone } from '../../shared/phone';
@@ -19,6 +19,20 @@ export interface MemorySettings {
 	item?: IDataObject;
 }
 
+/**
+ * The item the agent answers, as the memory's expressions see it (`$json`): a sub-node's own input
+ * (`getInputData()`) is its connection to the agent, which carries no items.
+ */
+function answeredItem(context: ISupplyDataFunctions, itemIndex: number): IDataObject | undefined {
+	const proxy =
+		typeof context.getWorkflowDataProxy === 'function'
+			? context.getWorkflowDataProxy(itemIndex)
+			: undefined;
+	const json = proxy?.$json as unknown;
+	if (json && typeof json === 'object' && !Array.isArray(json)) return json as IDataObject;
+	return context.getInputData(0, NodeConnectionTypes.Main)?.[itemIndex]?.json;
+}
+
 /** The settings of item `itemIndex`, checked (bad input names the field). */
 export function memorySettings(context: ISupplyDataFunctions, itemIndex: number): MemorySettings {
 	const chat = String(context.getNodeParameter('chat', itemIndex, '') ?? '').trim();
@@ -29,11 +43,10 @@ export function memorySettings(context: ISupplyDataFunctions, itemIndex: number)
 		1,
 		MAX_MEMORY_WINDOW,
 	);
-	const item = context.getInputData(0)?.[itemIndex]?.json;
 	return {
 		chat: isPhoneEntry(chat) ? normalizePhone(chat, 'Chat') : requireId(chat, 'Chat'),
 		window,
-		item,
+		item: answeredItem(context, itemIndex),
 	};
 }
 

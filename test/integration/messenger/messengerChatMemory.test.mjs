@@ -12,6 +12,7 @@ import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import { createExecuteContext, sandboxHttp } from '../../../tools/context.mjs';
 import { sandboxRunner } from '../../../tools/sandboxRun.mjs';
 import { apiCallsSince, withSandbox } from '../../support/integration.mjs';
+import { supplyContext } from '../../unit/messenger/memory/memoryApi.mjs';
 
 const PHONE = '+34600111222';
 /** A few milliseconds, so that each message has a time of its own (ties go by random IDs). */
@@ -21,12 +22,14 @@ const said = (turns) => turns.map((turn) => `${turn.role}: ${turn.content[0].tex
 /** The memory for an item, on a credential of its own (as a workflow's memory node has). */
 function memoryFor(sandbox, item, params = {}) {
 	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly, { requestsPerMinute: 0 });
-	const context = createExecuteContext({
-		params: { chat: item.chatId, options: {}, ...params },
-		items: [{ json: item }],
-		credentials: auth.store.data,
-		http: auth.httpRequestWithAuthentication,
-	});
+	const context = supplyContext(
+		createExecuteContext({
+			params: { chat: item.chatId, options: {}, ...params },
+			items: [{ json: item }],
+			credentials: auth.store.data,
+			http: auth.httpRequestWithAuthentication,
+		}),
+	);
 	return async () => await latestTurns(context, memorySettings(context, 0));
 }
 

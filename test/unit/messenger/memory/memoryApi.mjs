@@ -69,14 +69,28 @@ export function memoryApi({ order = 'newestFirst', shuffle = (list) => list.reve
 	return { http, calls, chats, phones, failing };
 }
 
+/**
+ * `context` as n8n gives it to a sub-node: its own input is the connection to the agent (no
+ * items); the agent's item is what its expressions see as `$json`.
+ */
+export function supplyContext(context) {
+	const items = context.getInputData();
+	return Object.assign(context, {
+		getInputData: (inputIndex = 0, type = 'ai_memory') => (type === 'main' ? items : []),
+		getWorkflowDataProxy: (itemIndex) => ({ $json: items[itemIndex]?.json ?? {} }),
+	});
+}
+
 /** A supply-data context for the memory node: its parameters, the agent's input item, the API. */
 export function memoryContext(api, { params = {}, item = {} } = {}) {
-	return createExecuteContext({
-		params: { chat: item.chatId ?? '', options: {}, ...params },
-		items: [{ json: item }],
-		http: api.http,
-		credentials: UNPACED,
-	});
+	return supplyContext(
+		createExecuteContext({
+			params: { chat: item.chatId ?? '', options: {}, ...params },
+			items: [{ json: item }],
+			http: api.http,
+			credentials: UNPACED,
+		}),
+	);
 }
 
 /** The texts of turns, as `role: text`. */
