@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { optionsCollection } from '../shared/descriptions';
 import { asNodeError } from '../shared/errors';
 import { loadMemorySdk } from './memory/aiSdk';
 import { messengerChatMemory, memorySettings } from './memory/chatMemory';
@@ -52,24 +53,17 @@ export class MessengerChatMemory implements INodeType {
 				description:
 					"The chat whose history the agent remembers: its ID, or a phone (its open chat). By default the chat of the Messenger trigger's message.",
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add option',
-				default: {},
-				options: [
-					{
-						displayName: 'Context Window (Messages)',
-						name: 'contextWindow',
-						type: 'number',
-						default: DEFAULT_MEMORY_WINDOW,
-						typeOptions: { minValue: 1, maxValue: MAX_MEMORY_WINDOW },
-						description:
-							"How many of the chat's latest messages the agent sees, besides the ones it answers. Fewer keep each model request smaller.",
-					},
-				],
-			},
+			optionsCollection([
+				{
+					displayName: 'Context Window (Messages)',
+					name: 'contextWindow',
+					type: 'number',
+					default: DEFAULT_MEMORY_WINDOW,
+					typeOptions: { minValue: 1, maxValue: MAX_MEMORY_WINDOW },
+					description:
+						"How many of the chat's latest messages the agent sees, besides the ones it answers. Fewer keep each model request smaller.",
+				},
+			]),
 		],
 	};
 

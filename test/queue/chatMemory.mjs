@@ -12,6 +12,7 @@ import { it } from 'node:test';
 import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../../sandbox/server.mjs';
 import { ROOT, waitFor } from '../../tools/processes.mjs';
 import { sandboxCredential, sandboxModelCredential } from '../../tools/workflows.mjs';
+import { executionsLogged } from './liveTrigger.mjs';
 import { pidListeningOn, recordSenders } from './senders.mjs';
 
 /** @typedef {ReturnType<typeof import('./cluster.mjs').useQueueCluster>} Cluster */
@@ -24,12 +25,6 @@ const BROADCAST_PATH = '/api/v1/messenger/broadcast/messages';
 const portOf = (baseUrl) => Number(new URL(baseUrl).port);
 const textOf = (content) =>
 	typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('');
-
-/** Execution IDs in lines of n8n's log such as "Worker started execution 12 (job 7)". */
-const executionsLogged = (output, what) =>
-	new Set(
-		[...output.matchAll(new RegExp(`${what} (\\d+) \\(job \\d+\\)`, 'g'))].map(([, id]) => id),
-	);
 
 async function customerWrites(sandbox, text) {
 	const response = await fetch(`${sandbox.url}${CUSTOMER_MESSAGES_PATH}`, {
