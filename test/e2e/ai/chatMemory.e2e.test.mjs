@@ -1,9 +1,9 @@
 // Messenger Chat Memory under n8n's own AI Agent (3.1 and 2.2) in a running n8n 2.x, in the
 // chatbot of examples/whatsapp-ai-agent.json: the scripted model's requests show the chat's turns
 // (the customer's as the user's, the team's answers as the assistant's) and the words being
-// answered once, as the prompt; the agent's earlier answer is there on the next turn; a chat the API cannot read fails the execution naming the chat. The sandbox
-// shows broadcasts in the chat (--broadcast-history shown), so the answers the example sends
-// return. On n8n 1.x: n8n1ChatMemory.e2e.test.mjs.
+// answered once, as the prompt; the agent's earlier answer is there on the next turn; a chat the
+// API cannot read fails the execution naming the chat. The sandbox shows broadcasts in the chat
+// (--broadcast-history shown), so the answers the example sends return. On n8n 1.x: n8n1ChatMemory.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
