@@ -8,6 +8,7 @@
  *   fixedPageSize: number,
  *   ignoreStatusFilter: boolean,
  *   historyOrder: 'sort' | 'asc',
+ *   broadcastHistory: 'hidden' | 'shown',
  *   campaignOrder: 'sort' | 'asc',
  *   balanceShape: 'decisions' | 'available' | 'strings' | 'unknown',
  *   expiresInUnit: 's' | 'ms',
@@ -55,6 +56,11 @@ export const ALTERNATIVES = Object.freeze({
 		'history-order',
 		['sort', 'asc'],
 		'chat history in the order sort asks for, or always oldest first',
+	),
+	broadcastHistory: choice(
+		'broadcast-history',
+		['hidden', 'shown'],
+		"a WhatsApp broadcast text stays out of the recipient's chat history, or shows there as an outbound text message",
 	),
 	campaignOrder: choice(
 		'campaign-order',

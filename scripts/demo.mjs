@@ -53,6 +53,7 @@ export const BANNER_EXAMPLES = Object.freeze({
 	calls: 'call-follow-up.json',
 	mcp: 'mcp-server.json',
 	mcpSends: 'mcp-server-sends.json',
+	chatbot: 'whatsapp-ai-agent.json',
 });
 
 /**
@@ -98,6 +99,18 @@ export function exampleName(examples, file) {
 	const found = examples.find((example) => example.file === file);
 	if (!found) throw new Error(`no examples/${file}`);
 	return found.workflow.name;
+}
+
+/**
+ * What the Messenger Live Trigger of the example in `file` watches (its Chats), for the banner's
+ * line that makes the demo customer write there.
+ * @param {ReturnType<typeof readExamples>} examples @param {string} file
+ */
+export function exampleWatchedChats(examples, file) {
+	const found = examples.find((example) => example.file === file);
+	const trigger = found?.workflow.nodes.find((node) => node.type.endsWith('.messengerLiveTrigger'));
+	if (!trigger) throw new Error(`examples/${file} has no Messenger Live Trigger`);
+	return String(trigger.parameters.chats);
 }
 
 /**

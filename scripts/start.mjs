@@ -37,6 +37,7 @@ import {
 	DEMO_MCP_SEND_TOKEN,
 	ensureDataTable,
 	exampleName,
+	exampleWatchedChats,
 	importMissingExamples,
 	isInstalled,
 	mcpServerAddress,
@@ -296,6 +297,9 @@ async function main() {
 	for (const line of sandboxBanner(sandbox.url)) say(line);
 	say(
 		`  customer   npm run sandbox -- --write --port ${SANDBOX_PORT} --text "Is the quote still valid?"  (the demo customer writes on WhatsApp; publish "${exampleName(examples, BANNER_EXAMPLES.customer)}" to answer)`,
+	);
+	say(
+		`  chatbot    publish "${exampleName(examples, BANNER_EXAMPLES.chatbot)}", then write twice, seconds apart: npm run sandbox -- --write --port ${SANDBOX_PORT} --phone ${exampleWatchedChats(examples, BANNER_EXAMPLES.chatbot)} --text "My order number is 4711"  (then --text "When does it arrive?"): each answer is printed here, the second quoting the first (the chat's history is the agent's memory, n8n 2.x)`,
 	);
 	say(
 		`  approval   run "${approval}": the message the sandbox is asked to send is printed here with its link; open it to approve or decline (Send and Wait for Response)`,

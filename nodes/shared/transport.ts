@@ -6,6 +6,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IPollFunctions,
+	ISupplyDataFunctions,
 	ITriggerFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -29,7 +30,11 @@ import { isPathSegment } from './validation';
 export const CREDENTIAL_TYPE = 'voiceMessagingApi';
 
 export type RequestContext =
-	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IPollFunctions
+	| IHookFunctions
+	| ISupplyDataFunctions;
 
 /** How long to wait and how often to try again. Tests shorten the waits. */
 export const retrySettings = {

@@ -1,5 +1,6 @@
 // Broadcast endpoints: a transactional send to many recipients, and one message's status.
 import { HttpError, failIfAny } from './errors.mjs';
+import { chatOfPhone } from './chats.mjs';
 import { checkWhatsappNumber } from './messages.mjs';
 import { findById, insert, nowIso } from './records.mjs';
 import { recordSent } from './sent.mjs';
@@ -81,9 +82,32 @@ export function sendBroadcast(api, { body: raw }) {
 			createdAt: at,
 		};
 		recordSent(api, sent);
+		if (channel === 'whatsapp' && hasText && api.options.broadcastHistory === 'shown') {
+			showInChat(api, message.recipient, /** @type {string} */ (body.text), at);
+		}
 		return message;
 	});
 	return { status: 200, body: { items } };
+}
+
+/**
+ * The `broadcastHistory: 'shown'` reading: a WhatsApp text sent by broadcast is in the chat of its
+ * phone, as the team's outbound text message.
+ * @param {import('../api.mjs').ApiContext} api @param {string} phone @param {string} text @param {string} at
+ */
+function showInChat(api, phone, text, at) {
+	const chat = chatOfPhone(api, phone);
+	insert(api.state.messages, {
+		id: api.newId('msg'),
+		chatId: chat.id,
+		direction: /** @type {const} */ ('outbound'),
+		type: /** @type {const} */ ('text'),
+		content: text,
+		status: /** @type {const} */ ('sent'),
+		reaction: null,
+		createdAt: at,
+	});
+	chat.updatedAt = at;
 }
 
 /** @type {Handler} */

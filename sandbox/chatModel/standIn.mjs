@@ -1,7 +1,7 @@
 // The model's stand-in, when no test scripted an answer (e.g. under npm start): it picks a tool
 // from keywords in the question, fills its arguments from the question, and after the tool ran
 // answers with what the tool returned, saying it is no real AI.
-import { toolResultsOf } from './openAi.mjs';
+import { textOf, toolResultsOf } from './openAi.mjs';
 
 /**
  * @typedef {import('./openAi.mjs').ChatRequest} ChatRequest
@@ -55,6 +55,21 @@ function demoArgument(key, schema, question, keyword) {
 	return quoted ?? after ?? lower.match(/[a-z0-9_+@.-]+/g)?.at(-1) ?? '';
 }
 
+/**
+ * What the stand-in says of the conversation it was sent (a memory's turns before the question):
+ * how many earlier messages there are and the customer's latest one, so a demo shows the memory.
+ * @param {ChatRequest} request
+ */
+function rememberedWords(request) {
+	const last = request.messages.findLastIndex((message) => message?.role === 'user');
+	const earlier = request.messages
+		.slice(0, Math.max(0, last))
+		.filter((message) => message?.role === 'user' || message?.role === 'assistant');
+	const said = earlier.findLast((message) => message.role === 'user');
+	if (!said) return '';
+	return ` I see ${earlier.length} earlier message${earlier.length === 1 ? '' : 's'} of this conversation; before this you wrote: "${textOf(said.content)}".`;
+}
+
 /** The stand-in's reply, from keywords in the question. @param {ChatRequest} request */
 export function standInReply(request) {
 	const lastMessage = request.messages.at(-1);
@@ -93,6 +108,6 @@ export function standInReply(request) {
 	}
 	const offered = request.tools.map((t) => t.name).join(', ') || 'none';
 	return {
-		content: `${STAND_IN_NOTE} Ask about ${DEMO_KEYWORDS.map((k) => k.keyword).join(', ')} and I call the matching tool (tools offered: ${offered}).`,
+		content: `${STAND_IN_NOTE}${rememberedWords(request)} Ask about ${DEMO_KEYWORDS.map((k) => k.keyword).join(', ')} and I call the matching tool (tools offered: ${offered}).`,
 	};
 }

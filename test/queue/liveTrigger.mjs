@@ -43,7 +43,7 @@ const portOf = (baseUrl) => Number(new URL(baseUrl).port);
 const seconds = (ms) => (ms / 1000).toFixed(1);
 
 /** Execution IDs in lines of n8n's log such as "Worker started execution 12 (job 7)". */
-const executionsLogged = (output, what) =>
+export const executionsLogged = (output, what) =>
 	new Set(
 		[...output.matchAll(new RegExp(`${what} (\\d+) \\(job \\d+\\)`, 'g'))].map(([, id]) => id),
 	);

@@ -14,13 +14,17 @@
 //   each attempt that ends after activation fires once, retries included;
 // - liveTrigger.mjs: the Messenger Live Trigger (trigger(), not polls) runs on the main instance
 //   alone, each customer message starts one execution that a worker runs, answered once, within
-//   seconds; deactivated, it reads nothing more.
+//   seconds; deactivated, it reads nothing more;
+// - chatMemory.mjs: the chatbot example (Live Trigger → AI Agent with Messenger Chat Memory): each
+//   answer on a worker, whose memory reads the chat's history there; the second answer remembers
+//   the first message.
 //
 // The parts are modules registered here, in one process, so that they share the one cluster;
 // --test-name-pattern runs one of them (the trigger tests need both of theirs).
 import { describe } from 'node:test';
 
 import { callsFiredOnceTests, callsLandTests } from './callFinished.mjs';
+import { chatMemoryTests } from './chatMemory.mjs';
 import { useQueueCluster } from './cluster.mjs';
 import { fanOutTests } from './fanOut.mjs';
 import { liveTriggerTests } from './liveTrigger.mjs';
@@ -44,6 +48,7 @@ describe(
 		callsLandTests(q);
 		fanOutTests(q);
 		liveTriggerTests(q);
+		chatMemoryTests(q);
 		triggersRanOnceTests(q);
 		sharedLimitTests(q);
 		tokenExpiryTests(q);

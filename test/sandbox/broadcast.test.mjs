@@ -52,3 +52,32 @@ describe('messenger', () => {
 		assert.equal(email.body.items[0].recipient, 'ana@example.com');
 	});
 });
+
+describe('messenger: whether a broadcast shows in the chat history (--broadcast-history)', () => {
+	for (const [broadcastHistory, shown] of [
+		['hidden', false],
+		['shown', true],
+	]) {
+		test(`${broadcastHistory}: a WhatsApp text to a phone ${shown ? 'is' : 'is not'} in its chat`, async (t) => {
+			const { sandbox, api } = await sandboxWithClient(t, { broadcastHistory });
+			const chat = sandbox.customerWrites({ phone: '+34600111333', text: 'Hi' }).chat;
+			await api.post('/api/v1/messenger/broadcast/messages', {
+				channel: 'whatsapp',
+				text: 'Hello from the team',
+				recipients: [{ phone: '+34600111333' }],
+			});
+			await api.post('/api/v1/messenger/broadcast/messages', {
+				channel: 'whatsapp',
+				templateId: 'order_update',
+				recipients: [{ phone: '+34600111333' }],
+			});
+			const history = (await api.get(`/api/v1/messenger/messages/chat/${chat.id}?limit=100`)).body
+				.items;
+			const outbound = history.filter((m) => m.direction === 'outbound');
+			assert.deepEqual(
+				outbound.map((m) => [m.type, m.content, m.status]),
+				shown ? [['text', 'Hello from the team', 'sent']] : [],
+			);
+		});
+	}
+});

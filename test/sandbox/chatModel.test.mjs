@@ -308,6 +308,23 @@ describe('sandbox chat model', () => {
 				message.content,
 				/Get_balance, Get_campaigns, Get_agent, Search_contacts, Send_media, Send_media_to_phone\)/,
 			);
+			assert.doesNotMatch(message.content, /before this you wrote/);
+		});
+
+		test("with a conversation before the question (a memory's turns) it quotes the customer's latest earlier words", async (t) => {
+			const sandbox = await sandboxFor(t);
+			const messages = [
+				{ role: 'system', content: 'You answer customers.' },
+				{ role: 'user', content: 'My name is Ana' },
+				{ role: 'assistant', content: 'Hello Ana' },
+				{ role: 'user', content: [{ type: 'text', text: 'I ordered a blue chair' }] },
+				{ role: 'user', content: 'Where is it?' },
+			];
+			const message = await messageOf(await complete(sandbox, { messages }));
+			assert.match(
+				message.content,
+				/I see 3 earlier messages of this conversation; before this you wrote: "I ordered a blue chair"\./,
+			);
 		});
 	});
 });

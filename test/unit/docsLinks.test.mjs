@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Messenger } from '../../nodes/Messenger/Messenger.node.ts';
 import { MessengerTrigger } from '../../nodes/Messenger/MessengerTrigger.node.ts';
+import { MessengerChatMemory } from '../../nodes/Messenger/MessengerChatMemory.node.ts';
 import { MessengerLiveTrigger } from '../../nodes/Messenger/MessengerLiveTrigger.node.ts';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node.ts';
 import { VoiceAiTrigger } from '../../nodes/VoiceAi/VoiceAiTrigger.node.ts';
@@ -147,6 +148,7 @@ describe("n8n's in-app documentation links", () => {
 		messenger: new Messenger(),
 		messengerTrigger: new MessengerTrigger(),
 		messengerLiveTrigger: new MessengerLiveTrigger(),
+		messengerChatMemory: new MessengerChatMemory(),
 	};
 
 	/** The repository file and anchor a documentation URL points at. */
@@ -205,6 +207,7 @@ describe("n8n's in-app documentation links", () => {
 			messengerTrigger: '#messenger-trigger',
 			// The Messenger Trigger's section says which of the two to pick.
 			messengerLiveTrigger: '#messenger-trigger',
+			messengerChatMemory: '#whatsapp-chatbot-with-memory',
 		};
 		for (const built of manifest.n8n.nodes) {
 			const source = built.replace(/^dist\//, '').replace(/\.js$/, '.json');

@@ -60,6 +60,7 @@ export const RUN_BY = {
 	'call-follow-up.json': 'callFollowUp',
 	'mcp-server.json': 'ai/mcpServer',
 	'mcp-server-sends.json': 'ai/mcpServerSends',
+	'whatsapp-ai-agent.json': 'ai/chatMemory',
 };
 
 /** The test file of a suite named in RUN_BY, below the repository's root. @param {string} suite */

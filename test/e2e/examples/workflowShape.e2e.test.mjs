@@ -34,6 +34,7 @@ const PACKAGE_NODE_TYPES = [
 	'n8n-nodes-voice-messaging.voiceAiTrigger',
 	'n8n-nodes-voice-messaging.messengerTrigger',
 	'n8n-nodes-voice-messaging.messengerLiveTrigger',
+	'n8n-nodes-voice-messaging.messengerChatMemory',
 ];
 
 /** The credentials n8n's own nodes in the examples use: those `npm start` creates. */

@@ -6,16 +6,26 @@
 // picker lists the sandbox's campaigns. The screenshots go to a temporary folder; `npm run
 // screenshots` (EDITOR_SCREENSHOT_DIR=docs/images) refreshes the ones the README and docs/ show.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { DEMO_CLIENTS, startSandbox } from '../../../sandbox/server.mjs';
-import { launchChromium, OWNER, PACKAGE_NAME, sandboxCredential, useN8n } from '../harness.mjs';
+import {
+	launchChromium,
+	OWNER,
+	PACKAGE_NAME,
+	ROOT,
+	sandboxCredential,
+	sandboxModelCredential,
+	useN8n,
+} from '../harness.mjs';
 import { NODES, VIEWPORT, byTestId, editorPage } from './editorPage.mjs';
 
 const CREDENTIAL_NAME = 'Voice & Messaging (sandbox)';
+const MODEL_CREDENTIAL_NAME = 'Sandbox chat model (stand-in)';
+const CHATBOT = JSON.parse(readFileSync(join(ROOT, 'examples', 'whatsapp-ai-agent.json'), 'utf8'));
 /** A workflow with a node type the package does not have: the control for the error check. */
 const UNKNOWN_NODE_WORKFLOW = {
 	name: 'e2e editor: not-installed control',
@@ -59,8 +69,14 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 		n8n = await useN8n({ env: {} });
 		// The credential and the control workflow through the REST API the editor uses.
+		// The ids the example workflows name, so that the chatbot example opens with its credentials.
 		await n8n.importCredentials([
-			sandboxCredential({ name: CREDENTIAL_NAME }, sandbox, DEMO_CLIENTS.full),
+			sandboxCredential(
+				{ id: 'sandboxVoiceMessaging', name: CREDENTIAL_NAME },
+				sandbox,
+				DEMO_CLIENTS.full,
+			),
+			sandboxModelCredential({ id: 'sandboxChatModel', name: MODEL_CREDENTIAL_NAME }, sandbox),
 		]);
 		unknownWorkflowId = (await n8n.importWorkflow(UNKNOWN_NODE_WORKFLOW)).id;
 		browser = await browserLaunch;
@@ -114,6 +130,20 @@ describe('the nodes in the n8n editor (headless Chromium)', { timeout: 6 * 60_00
 			});
 		});
 	}
+
+	it('opens the chatbot example: Live Trigger → AI Agent with Messenger Chat Memory and tools', async () => {
+		await ui.diagnose('chatbot', async () => {
+			const { id } = await n8n.importWorkflow(CHATBOT);
+			await page.goto(`${n8n.baseUrl}/workflow/${id}`);
+			const memory = byTestId(page, 'canvas-node').filter({ hasText: 'Chat memory' });
+			await memory.first().waitFor({ timeout: 20_000 });
+			assert.equal(await page.getByText('Install this node to use it').count(), 0);
+			await byTestId(page, 'zoom-to-fit')
+				.click()
+				.catch(() => {});
+			await ui.screenshot('whatsapp-chatbot.png');
+		});
+	});
 
 	it('runs Voice AI → Agent → Get Many with "Execute step" and shows the agents', async () => {
 		await ui.diagnose('execute-step', async () => {
