@@ -98,9 +98,11 @@ function shuffled(items, seed) {
  * read from `failsFromMs` after START on (an empty chat before), or '404' until `healsAfterMs`
  * after START, then a chat that customers write to),
  * `brokenFiles` (the arrivals, counted from 1, whose file answers 503 for good), and an arrival's
- * `lateMs` (its `createdAt` that much older than the API's time when it appears).
+ * `lateMs` (its `createdAt` that much older than the API's time when it appears). `advance(ms)`
+ * moves the clock on; `answerTakes(ms)` is an answer's time on the tapes (the clock moved on, or
+ * a wait of the caller's before the answer comes).
  */
-export function simulatedChats(world, advance = testClock.advance) {
+export function simulatedChats(world, advance = testClock.advance, answerTakes = advance) {
 	let seq = 0;
 	let arrived = 0;
 	let answers = 0;
@@ -200,7 +202,7 @@ export function simulatedChats(world, advance = testClock.advance) {
 		try {
 			answerOnTape(world, api, answers, {
 				options,
-				advance,
+				advance: answerTakes,
 				slow: () => {
 					if (file) files++;
 					return world.slowAt.includes(answers) || (file && world.slowFileAt.includes(files));

@@ -28,15 +28,18 @@ const QUIET = { maxMs: 10 * 60_000, afterMs: 60_000 };
 const RETRY_ACTIVATION_MS = 60_000;
 
 /**
- * A live world: a chat world of chatHistories.mjs (chats, phone, pages, orders, outages and cut
- * off answers) plus the live dimensions. `skew`, `bad`, `twice` and `files` say whether the world
- * may put the clocks apart, have a bad chat, list a chat twice and have files that never download.
+ * A live world: a chat world of chatHistories.mjs (chats, phone, pages, orders, 503 outages and
+ * answers that never come) plus the live dimensions. `skew`, `bad`, `twice`, `files`, `limits` and
+ * `late` say whether the world may put the clocks apart, have a bad chat, list a chat twice, have
+ * files that never download, answer 429 in its outages, and have late messages.
  */
 export const liveWorldArbitrary = ({
 	skew = false,
 	bad = false,
 	twice = false,
 	files = false,
+	limits = false,
+	late = false,
 } = {}) =>
 	fc.record({
 		chats: fc.integer({ min: 1, max: 3 }),
@@ -84,7 +87,7 @@ export const liveWorldArbitrary = ({
 				tick: fc.boolean(),
 				bad: fc.boolean(),
 				gapMs: fc.constantFrom(0, 400, 3_000, 15_000, 40_000),
-				lateMs: fc.constantFrom(0, 0, 0, 2_000, 30_000),
+				lateMs: late ? fc.constantFrom(0, 0, 2_000, 30_000) : fc.constant(0),
 			}),
 			{ maxLength: 10 },
 		),
@@ -97,6 +100,14 @@ export const liveWorldArbitrary = ({
 			{ minLength: 1, maxLength: 6 },
 		),
 		...tapeArbitraries(60),
+		outages: fc.array(
+			fc.record({
+				at: fc.integer({ min: 1, max: 60 }),
+				length: fc.integer({ min: 1, max: 7 }),
+				status: limits ? fc.constantFrom(503, 429) : fc.constant(503),
+			}),
+			{ maxLength: 2 },
+		),
 		slowFileAt: fc.constant([]),
 	});
 
@@ -146,17 +157,51 @@ export function expectedMessages(world, run) {
  * when watching began (by n8n's clock: `from` the first activation that took, `to` its end).
  */
 export async function runLive(world, { clientId = 'client' } = {}) {
+	// The jitter of retries and of the pacing's cuts, the same at every run of a world.
+	const random = Math.random;
+	let seed = 12345;
+	Math.random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 	try {
 		return await onVirtualTime(START, async (clock) => await live(world, clock, clientId));
 	} finally {
+		Math.random = random;
 		resetPacing();
 	}
 }
 
+/** Waits `ms` (at least a tick: the loop yields to the clock at each request); `signal` cuts it short, as axios does. */
+async function answerAfter(ms, signal) {
+	await new Promise((resolve, reject) => {
+		const aborted = () => {
+			clearTimeout(timer);
+			reject(Object.assign(new Error('canceled'), { code: 'ERR_CANCELED' }));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener('abort', aborted);
+			resolve();
+		}, ms);
+		if (signal?.aborted) aborted();
+		else signal?.addEventListener('abort', aborted, { once: true });
+	});
+}
+
 async function live(world, clock, clientId) {
-	const api = simulatedChats(world, clock.advance);
+	// An answer's time on the tapes passes while the request waits for it (other timers run then).
+	let takes = 0;
+	const api = simulatedChats(world, clock.advance, (ms) => (takes += ms));
 	const entries = watchedEntries(world);
-	const { http } = scriptedHttp((options) => api.respond(options));
+	const { http } = scriptedHttp(async (options) => {
+		takes = 0;
+		let answer;
+		try {
+			answer = { body: api.respond(options) };
+		} catch (error) {
+			answer = { error };
+		}
+		await answerAfter(takes, options.abortSignal);
+		if ('error' in answer) throw answer.error;
+		return answer.body;
+	});
 	api.reads = [];
 	const host = triggerHost({
 		makeNode: () => new MessengerLiveTrigger(),

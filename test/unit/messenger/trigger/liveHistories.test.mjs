@@ -2,10 +2,10 @@
 // and loop with the schedule's real times on a virtual clock, hosted as n8n hosts it (static data
 // saved at the end of each activation and at each emit, reloaded through n8n's proxies at restarts
 // at any moment), against simulated chats whose customers write over minutes, pages that shift,
-// repeat and come in any order, messages sharing a createdAt and late ones, outages (503, 429,
-// answers that never come). Each property adds one of the faults the trigger must keep to its
-// place: the API's clock up to an hour from n8n's, a chat listed by ID and by phone, one bad chat,
-// files that never download, deactivation at any moment.
+// repeat and come in any order, messages sharing a createdAt, outages (503, answers that never
+// come). Each property adds one of the faults the trigger must keep to its place: 429s, late
+// messages, the API's clock up to an hour from n8n's, a chat listed by ID and by phone, one bad
+// chat, files that never download; the last has them all and deactivates at any moment.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -38,6 +38,14 @@ describe('Messenger Live Trigger over generated histories', () => {
 		await holds(liveWorldArbitrary(), checkExactlyOnce);
 	});
 
+	it(`outages with 429s: the same, and no activation is refused for good (${RUNS} histories)`, async () => {
+		await holds(liveWorldArbitrary({ limits: true }), checkExactlyOnce);
+	});
+
+	it(`late messages (a createdAt older than the API's time when they appear): none from before watching began, none twice (${RUNS} histories)`, async () => {
+		await holds(liveWorldArbitrary({ late: true }), checkExactlyOnce);
+	});
+
 	it(`the API's clock up to an hour before or after n8n's: the same (${RUNS} histories)`, async () => {
 		await holds(liveWorldArbitrary({ skew: true }), checkExactlyOnce);
 	});
@@ -58,7 +66,7 @@ describe('Messenger Live Trigger over generated histories', () => {
 	});
 
 	it(`deactivated at any moment, whatever the loop waits for: closeFunction returns within 1 s, and nothing is asked or handed over after it (${RUNS} histories)`, async () => {
-		const all = { skew: true, bad: true, twice: true, files: true };
+		const all = { skew: true, bad: true, twice: true, files: true, limits: true, late: true };
 		await holds(liveWorldArbitrary(all), (world, run) => {
 			checkStops(run);
 			for (const ms of run.host.closeMs) assert.ok(ms <= 1000, `closeFunction took ${ms} ms`);
