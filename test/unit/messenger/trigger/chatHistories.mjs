@@ -33,6 +33,22 @@ const ORDERS = ['desc', 'asc', 'bare', 'descShuffled'];
 /** A request's duration on the test's clock: often none (messages then share a createdAt). */
 const durationArbitrary = fc.constantFrom(0, 0, 300, 1000, 2500);
 
+/** An arrival: which open chat, direction, media, whether the clock moves on first (live worlds add to it). */
+export const arrivalFields = {
+	chat: fc.nat(2),
+	inbound: fc.boolean(),
+	media: fc.boolean(),
+	tick: fc.boolean(),
+};
+/** The order of each read (in turn), and each answer's arrivals and duration (in turn). */
+export const readTapes = {
+	orders: fc.array(fc.constantFrom(...ORDERS), { minLength: 1, maxLength: 5 }),
+	answers: fc.array(fc.record({ arrivals: fc.nat(2), ms: durationArbitrary }), {
+		minLength: 1,
+		maxLength: 6,
+	}),
+};
+
 /**
  * A generated world: its chats (the messages they hold before watching begins), how the trigger
  * watches them, its settings, the arrivals (which chat, direction, media, whether the clock
@@ -53,20 +69,8 @@ export const chatWorldArbitrary = ({ download = false, pause = false, unknown = 
 		pauseSeconds: pause ? fc.constantFrom(0, 45, 150) : fc.constant(0),
 		pageSize: fc.integer({ min: 1, max: 3 }),
 		budgetMs: fc.integer({ min: 3_000, max: 12_000 }),
-		arrivals: fc.array(
-			fc.record({
-				chat: fc.nat(2),
-				inbound: fc.boolean(),
-				media: fc.boolean(),
-				tick: fc.boolean(),
-			}),
-			{ maxLength: 12 },
-		),
-		orders: fc.array(fc.constantFrom(...ORDERS), { minLength: 1, maxLength: 5 }),
-		answers: fc.array(fc.record({ arrivals: fc.nat(2), ms: durationArbitrary }), {
-			minLength: 1,
-			maxLength: 6,
-		}),
+		arrivals: fc.array(fc.record(arrivalFields), { maxLength: 12 }),
+		...readTapes,
 		...tapeArbitraries(60),
 		// Downloads cut off by the poll's time, counted among file requests (twice in a row: the
 		// file comes with mediaError at the next poll).

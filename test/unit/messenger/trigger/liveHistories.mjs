@@ -16,7 +16,15 @@ import { resetPacing } from '../../../../nodes/shared/pacing.ts';
 import { scriptedHttp } from '../../../../tools/context.mjs';
 import { triggerHost } from '../../../support/triggerHost.mjs';
 import { onVirtualTime } from '../../../support/virtualTime.mjs';
-import { BAD_CHAT, quickStore, simulatedChats, START, watchedEntries } from './chatHistories.mjs';
+import {
+	arrivalFields,
+	BAD_CHAT,
+	quickStore,
+	readTapes,
+	simulatedChats,
+	START,
+	watchedEntries,
+} from './chatHistories.mjs';
 import { API_URL, tapeArbitraries } from './triggerPolls.mjs';
 
 const HOUR = 3_600_000;
@@ -81,33 +89,15 @@ export const liveWorldArbitrary = ({
 		pageSize: fc.integer({ min: 1, max: 3 }),
 		arrivals: fc.array(
 			fc.record({
-				chat: fc.nat(2),
-				inbound: fc.boolean(),
-				media: fc.boolean(),
-				tick: fc.boolean(),
+				...arrivalFields,
 				bad: fc.boolean(),
 				gapMs: fc.constantFrom(0, 400, 3_000, 15_000, 40_000),
 				lateMs: late ? fc.constantFrom(0, 0, 2_000, 30_000) : fc.constant(0),
 			}),
 			{ maxLength: 10 },
 		),
-		orders: fc.array(fc.constantFrom('desc', 'asc', 'bare', 'descShuffled'), {
-			minLength: 1,
-			maxLength: 5,
-		}),
-		answers: fc.array(
-			fc.record({ arrivals: fc.nat(2), ms: fc.constantFrom(0, 0, 300, 1000, 2500) }),
-			{ minLength: 1, maxLength: 6 },
-		),
-		...tapeArbitraries(60),
-		outages: fc.array(
-			fc.record({
-				at: fc.integer({ min: 1, max: 60 }),
-				length: fc.integer({ min: 1, max: 7 }),
-				status: limits ? fc.constantFrom(503, 429) : fc.constant(503),
-			}),
-			{ maxLength: 2 },
-		),
+		...readTapes,
+		...tapeArbitraries(60, limits ? [503, 429] : [503]),
 		slowFileAt: fc.constant([]),
 	});
 

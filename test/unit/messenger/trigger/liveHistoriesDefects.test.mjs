@@ -116,7 +116,7 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
-	it('a 429 at the first read of an activation: the pacing held every activation after it to one request a minute, none took in five minutes', async () => {
+	it("seven 429s from an activation's first request: the pacing's cut (one request a minute) left no turn within any later activation's time, none took in five minutes", async () => {
 		const world = liveWorld({
 			before: [1, 0, 0],
 			activation: 'activate',
@@ -127,21 +127,18 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
-	it('deactivated while the loop waited for a request slot (answers of 2.5 s, two 503 outages): closeFunction took 2.3 s', async () => {
+	it('four 429s at activation, deactivated while the loop waited for a request slot of the cut pacing: closeFunction took 1.4 s', async () => {
 		const world = liveWorld({
-			chats: 2,
-			before: [0, 2, 0],
 			activation: 'activate',
-			arrivals: [written(), written(), written(), written({ gapMs: 40_000 }), written({ chat: 1 })],
-			orders: ['asc', 'desc', 'desc'],
-			answers: [
-				{ arrivals: 0, ms: 2500 },
-				{ arrivals: 1, ms: 2500 },
+			arrivals: [
+				written(),
+				written({ gapMs: 40_000 }),
+				written(),
+				written(),
+				written({ gapMs: 40_000 }),
 			],
-			outages: [
-				{ at: 12, length: 2, status: 503 },
-				{ at: 45, length: 1, status: 503 },
-			],
+			orders: ['asc', 'desc'],
+			outages: [{ at: 1, length: 4, status: 429 }],
 		});
 		const history = await run(world);
 		checkStops(history);
