@@ -291,6 +291,23 @@ export function checkStops(run) {
 	assert.deepEqual(run.afterClose, [], 'requests after the last deactivation');
 }
 
+/**
+ * The bad chat's failure reaches the user as a failed execution that names it (when it failed
+ * while watched: for good, or unknown at the first activation).
+ */
+export function checkBadChatNamed(world, run) {
+	const { kind, healsAfterMs, failsFromMs } = world.bad;
+	const failedWhileWatched =
+		kind === '404'
+			? run.began && START + healsAfterMs > run.began.from
+			: run.closedAt > START + failsFromMs;
+	if (!failedWhileWatched) return;
+	const named = run.host.failed.some(({ error }) =>
+		`${error.message} ${error.description ?? ''}`.includes(BAD_CHAT),
+	);
+	assert.ok(named, `no failed execution names ${BAD_CHAT} (${run.host.failed.length} failed)`);
+}
+
 /** The last moment before `at` in `times` (-Infinity: none). */
 const lastBefore = (times, at) =>
 	times.reduce((last, t) => (t <= at && t > last ? t : last), -Infinity);

@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 
 import {
+	checkBadChatNamed,
 	checkExactlyOnce,
 	checkLiveness,
 	checkStops,
@@ -54,10 +55,11 @@ describe('Messenger Live Trigger over generated histories', () => {
 		await holds(liveWorldArbitrary({ twice: true }), checkExactlyOnce);
 	});
 
-	it(`one bad chat (5xx or 403 on every read, unknown for a while) holds up no other chat's messages, and its own come once it can be read (${RUNS} histories)`, async () => {
+	it(`one bad chat (5xx or 403 on every read, unknown for a while) holds up no other chat's messages, is named in a failed execution, and its own messages come once it can be read (${RUNS} histories)`, async () => {
 		await holds(liveWorldArbitrary({ bad: true }), (world, run) => {
 			checkLiveness(world, run);
 			checkExactlyOnce(world, run);
+			checkBadChatNamed(world, run);
 		});
 	});
 
