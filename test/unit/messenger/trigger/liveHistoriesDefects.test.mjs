@@ -106,6 +106,26 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
+	it('oldest first, three late messages (createdAt 2 s and 30 s old) written between the pages of the activation: a message from before watching began came as new', async () => {
+		const world = liveWorld({
+			before: [1, 0, 0],
+			activation: 'activate',
+			arrivals: [
+				written({ lateMs: 2_000 }),
+				written({ lateMs: 30_000 }),
+				written({ lateMs: 30_000 }),
+			],
+			orders: ['asc', 'desc'],
+			answers: [
+				{ arrivals: 0, ms: 0 },
+				{ arrivals: 1, ms: 0 },
+				{ arrivals: 2, ms: 0 },
+				{ arrivals: 0, ms: 0 },
+			],
+		});
+		checkExactlyOnce(world, await run(world));
+	});
+
 	it('a file whose host answers 503: its message never came, reported as an outage', async () => {
 		const world = liveWorld({
 			activation: 'activate',
