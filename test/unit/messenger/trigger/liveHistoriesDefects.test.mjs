@@ -126,6 +126,17 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
+	it("oldest first, a message and then one late by 30 s in a phone's chat opened after activation: the message never came", async () => {
+		const world = liveWorld({
+			byPhone: true,
+			opensAt: 1,
+			activation: 'activate',
+			arrivals: [written({ gapMs: 400 }), written({ lateMs: 30_000 })],
+			orders: ['asc'],
+		});
+		checkExactlyOnce(world, await run(world));
+	});
+
 	it('a file whose host answers 503: its message never came, reported as an outage', async () => {
 		const world = liveWorld({
 			activation: 'activate',
