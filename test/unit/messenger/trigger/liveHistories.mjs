@@ -32,8 +32,12 @@ const HOUR = 3_600_000;
 export const LIVENESS_MS = 150_000;
 /** After the customers stop: at most this long for what is owed, then this long more for repeats. */
 const QUIET = { maxMs: 10 * 60_000, afterMs: 60_000 };
-/** An activation that fails is tried again this long after (n8n queues a failed activation). */
+/**
+ * An activation that fails is tried again this long after (n8n queues a failed activation; a
+ * person tries again), up to this many times: more than the answers a world's tapes can fail.
+ */
 const RETRY_ACTIVATION_MS = 60_000;
+const ACTIVATION_TRIES = 20;
 
 /**
  * A live world: a chat world of chatHistories.mjs (chats, phone, pages, orders, 503 outages and
@@ -215,7 +219,7 @@ async function live(world, clock, clientId) {
 	const run = { api, entries, host, restartsAt: [] };
 	/** Activates in `mode` until it takes (a person's activation refused with a bad chat: again). */
 	const activate = async (mode) => {
-		for (let attempt = 0; attempt < 5; attempt++) {
+		for (let attempt = 0; attempt < ACTIVATION_TRIES; attempt++) {
 			const from = Date.now();
 			if (await host.activate(mode)) return { from, to: Date.now() };
 			await clock.runUntil(Date.now() + RETRY_ACTIVATION_MS);
