@@ -126,6 +126,18 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
+	it('oldest first, a chat the activation had no time to read (its answer never came): its message written after activation never came', async () => {
+		const world = liveWorld({
+			chats: 2,
+			before: [0, 1, 0],
+			activation: 'activate',
+			arrivals: [written({ chat: 1, tick: true })],
+			orders: ['asc'],
+			slowAt: [2],
+		});
+		checkExactlyOnce(world, await run(world));
+	});
+
 	it("oldest first, a message and then one late by 30 s in a phone's chat opened after activation: the message never came", async () => {
 		const world = liveWorld({
 			byPhone: true,
