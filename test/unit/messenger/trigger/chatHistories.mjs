@@ -22,6 +22,8 @@ const CHAT_IDS = ['cht_a', 'cht_b', 'cht_c'];
 export const PHONE = '+34600000003';
 /** A chat ID the API does not know (404). */
 export const UNKNOWN_CHAT = 'cht_zz_unknown';
+/** The one bad chat of a live world (`world.bad`): 5xx or 403 on every read, or unknown (404) for a while. */
+export const BAD_CHAT = 'cht_bad';
 /** Activation modes of a person (publish, activate, a manual run) and of n8n itself (a durable scheduled poll: update). */
 export const PERSON_MODES = ['activate', 'create', 'manual'];
 export const N8N_MODES = ['init', 'leadershipChange', 'update', undefined];
@@ -30,6 +32,22 @@ const ORDERS = ['desc', 'asc', 'bare', 'descShuffled'];
 
 /** A request's duration on the test's clock: often none (messages then share a createdAt). */
 const durationArbitrary = fc.constantFrom(0, 0, 300, 1000, 2500);
+
+/** An arrival: which open chat, direction, media, whether the clock moves on first (live worlds add to it). */
+export const arrivalFields = {
+	chat: fc.nat(2),
+	inbound: fc.boolean(),
+	media: fc.boolean(),
+	tick: fc.boolean(),
+};
+/** The order of each read (in turn), and each answer's arrivals and duration (in turn). */
+export const readTapes = {
+	orders: fc.array(fc.constantFrom(...ORDERS), { minLength: 1, maxLength: 5 }),
+	answers: fc.array(fc.record({ arrivals: fc.nat(2), ms: durationArbitrary }), {
+		minLength: 1,
+		maxLength: 6,
+	}),
+};
 
 /**
  * A generated world: its chats (the messages they hold before watching begins), how the trigger
@@ -51,20 +69,8 @@ export const chatWorldArbitrary = ({ download = false, pause = false, unknown = 
 		pauseSeconds: pause ? fc.constantFrom(0, 45, 150) : fc.constant(0),
 		pageSize: fc.integer({ min: 1, max: 3 }),
 		budgetMs: fc.integer({ min: 3_000, max: 12_000 }),
-		arrivals: fc.array(
-			fc.record({
-				chat: fc.nat(2),
-				inbound: fc.boolean(),
-				media: fc.boolean(),
-				tick: fc.boolean(),
-			}),
-			{ maxLength: 12 },
-		),
-		orders: fc.array(fc.constantFrom(...ORDERS), { minLength: 1, maxLength: 5 }),
-		answers: fc.array(fc.record({ arrivals: fc.nat(2), ms: durationArbitrary }), {
-			minLength: 1,
-			maxLength: 6,
-		}),
+		arrivals: fc.array(fc.record(arrivalFields), { maxLength: 12 }),
+		...readTapes,
 		...tapeArbitraries(60),
 		// Downloads cut off by the poll's time, counted among file requests (twice in a row: the
 		// file comes with mediaError at the next poll).
@@ -89,9 +95,18 @@ function shuffled(items, seed) {
 	return out;
 }
 
-/** The world's API: chats with every message's truth, the test's clock, and the tapes. */
-export function simulatedChats(world) {
-	const advance = testClock.advance;
+/**
+ * The world's API: chats with every message's truth, the test's clock, and the tapes. A live
+ * world (liveHistories.mjs) may add: `skewMs` (the API's clock minus n8n's: the `createdAt` it
+ * writes and the `Date` header of its answers), `bad` (BAD_CHAT: `kind` '5xx' or '403' on every
+ * read from `failsFromMs` after START on (an empty chat before), or '404' until `healsAfterMs`
+ * after START, then a chat that customers write to),
+ * `brokenFiles` (the arrivals, counted from 1, whose file answers 503 for good), and an arrival's
+ * `lateMs` (its `createdAt` that much older than the API's time when it appears). `advance(ms)`
+ * moves the clock on; `answerTakes(ms)` is an answer's time on the tapes (the clock moved on, or
+ * a wait of the caller's before the answer comes).
+ */
+export function simulatedChats(world, advance = testClock.advance, answerTakes = advance) {
 	let seq = 0;
 	let arrived = 0;
 	let answers = 0;
@@ -113,7 +128,16 @@ export function simulatedChats(world) {
 		readOrder: new Map(),
 		quiet: false,
 		tick: advance,
+		/** The virtual times of the answers the tapes failed (outages, cut-offs): not a chat's fault. */
+		faults: [],
+		/** The bad chat of a live world: its messages, and from when the API knows it. */
+		badChat: world.bad && {
+			id: BAD_CHAT,
+			messages: [],
+			opensAt: world.bad.kind === '404' ? START + world.bad.healsAfterMs : 0,
+		},
 	};
+	const apiNow = () => Date.now() + (world.skewMs ?? 0);
 	const write = (chat, spec) => {
 		seq++;
 		const media = world.download && spec.media;
@@ -127,10 +151,11 @@ export function simulatedChats(world) {
 				? { url: `${API_URL}/media/${id}`, fileName: `${id}.jpg`, caption: `photo ${seq}` }
 				: `text ${seq}`,
 			status: 'delivered',
-			createdAt: new Date(Date.now()).toISOString(),
+			createdAt: new Date(apiNow() - (spec.lateMs ?? 0)).toISOString(),
 		};
 		chat.messages.push(message);
-		api.messages.push({ ...message, seq });
+		const broken = media && (world.brokenFiles ?? []).includes(seq);
+		api.messages.push({ ...message, seq, writtenAt: Date.now(), broken, chat: chat.id });
 	};
 	// The history before watching began.
 	for (const chat of chats) {
@@ -150,7 +175,9 @@ export function simulatedChats(world) {
 			if (!phoneChat.open && (arrived >= world.opensAt || !others)) phoneChat.open = true;
 			const open = chats.filter((chat) => chat.open);
 			if (spec.tick) advance(1000);
-			write(open[spec.chat % open.length], spec);
+			const bad = api.badChat;
+			if (spec.bad && world.bad?.kind === '404' && Date.now() >= bad.opensAt) write(bad, spec);
+			else write(open[spec.chat % open.length], spec);
 		}
 	};
 	api.done = () => arrived >= world.arrivals.length;
@@ -176,15 +203,31 @@ export function simulatedChats(world) {
 		if (!api.quiet) api.arrive(world.answers[answers % world.answers.length].arrivals);
 		const url = String(options.url);
 		const file = url.startsWith(`${API_URL}/media/`);
-		answerOnTape(world, api, answers, {
-			options,
-			advance,
-			slow: () => {
-				if (file) files++;
-				return world.slowAt.includes(answers) || (file && world.slowFileAt.includes(files));
-			},
-		});
+		try {
+			answerOnTape(world, api, answers, {
+				options,
+				advance: answerTakes,
+				slow: () => {
+					if (file) files++;
+					return world.slowAt.includes(answers) || (file && world.slowFileAt.includes(files));
+				},
+			});
+		} catch (error) {
+			api.faults.push(Date.now());
+			throw error;
+		}
+		const body = answer(options, url, file);
+		// Asked for the whole answer (to read its Date header): the API's clock, to the second.
+		if (!options.returnFullResponse || file) return body;
+		const headers = { date: new Date(apiNow()).toUTCString() };
+		return { body, headers, statusCode: 200 };
+	};
+	const answer = (options, url, file) => {
 		if (file) {
+			const id = url.slice(url.lastIndexOf('/') + 1);
+			if (api.messages.find((m) => m.id === id)?.broken) {
+				throw httpError(503, { message: 'File host unavailable' });
+			}
 			const bytes = Buffer.from(`file of ${url.slice(url.lastIndexOf('/') + 1)}`);
 			return {
 				body: Readable.from([bytes]),
@@ -197,6 +240,13 @@ export function simulatedChats(world) {
 			return chat.open ? { exists: true, chatId: chat.id } : { exists: false };
 		}
 		const history = /\/messenger\/messages\/chat\/([^/]+)$/.exec(url);
+		const bad = api.badChat;
+		if (bad && history && decodeURIComponent(history[1]) === bad.id) {
+			const failing = Date.now() >= START + (world.bad.failsFromMs ?? 0);
+			if (failing && world.bad.kind === '5xx') throw httpError(503, { message: 'Unavailable' });
+			if (failing && world.bad.kind === '403') throw httpError(403, { message: 'Forbidden' });
+			if (Date.now() >= bad.opensAt) return historyAnswer(bad, options.qs ?? {});
+		}
 		const chat = history && chats.find((c) => c.id === decodeURIComponent(history[1]));
 		if (!chat?.open) throw httpError(404, { statusCode: 404, message: 'Chat not found' });
 		return historyAnswer(chat, options.qs ?? {});
@@ -205,7 +255,7 @@ export function simulatedChats(world) {
 }
 
 /** n8n's binary store without its wait: the file's bytes, read from the stream. */
-const quickStore = {
+export const quickStore = {
 	prepareBinaryData: async (stream, fileName, mimeType) => {
 		const chunks = [];
 		for await (const chunk of stream) chunks.push(chunk);
@@ -214,12 +264,17 @@ const quickStore = {
 	},
 };
 
-/** The entries a world watches: its chats (the last by phone when it says), and the unknown chat. */
+/**
+ * The entries a world watches: its chats (the last by phone when it says; by ID too when it is
+ * listed `twice`), the unknown chat, and a live world's bad chat at its place.
+ */
 export function watchedEntries(world) {
 	const keys = CHAT_IDS.slice(0, world.chats).map((id, index) =>
 		world.byPhone && index === world.chats - 1 ? PHONE : id,
 	);
+	if (world.byPhone && world.twice) keys.push(CHAT_IDS[world.chats - 1]);
 	if (world.unknownChat) keys.push(UNKNOWN_CHAT);
+	if (world.bad) keys.splice(world.bad.at % (keys.length + 1), 0, BAD_CHAT);
 	return keys;
 }
 

@@ -41,15 +41,16 @@ export function trigger(api, params, options = {}) {
 
 /**
  * A generated world's tapes shared by the histories: the answers cut off by the poll's time and
- * the outages (both counted among answers, up to `lastAnswer`), and where n8n restarts.
+ * the outages (both counted among answers, up to `lastAnswer`; answered with one of `statuses`),
+ * and where n8n restarts.
  */
-export const tapeArbitraries = (lastAnswer) => ({
+export const tapeArbitraries = (lastAnswer, statuses = [503, 429]) => ({
 	slowAt: fc.uniqueArray(fc.integer({ min: 1, max: lastAnswer }), { maxLength: 3 }),
 	outages: fc.array(
 		fc.record({
 			at: fc.integer({ min: 1, max: lastAnswer }),
 			length: fc.integer({ min: 1, max: 7 }),
-			status: fc.constantFrom(503, 429),
+			status: fc.constantFrom(...statuses),
 		}),
 		{ maxLength: 2 },
 	),
