@@ -13,7 +13,7 @@ import { CUSTOMER_MESSAGES_PATH, DEMO_CLIENTS, startSandbox } from '../../sandbo
 import { ROOT, waitFor } from '../../tools/processes.mjs';
 import { sandboxCredential, sandboxModelCredential } from '../../tools/workflows.mjs';
 import { executionsLogged } from './liveTrigger.mjs';
-import { pidListeningOn, recordSenders } from './senders.mjs';
+import { clusterProcesses, recordSenders } from './senders.mjs';
 
 /** @typedef {ReturnType<typeof import('./cluster.mjs').useQueueCluster>} Cluster */
 
@@ -22,7 +22,6 @@ const WORKFLOW = 'queueChatMemory';
 const PHONE = '+34611000777';
 const HISTORY_PATH = '/api/v1/messenger/messages/chat/';
 const BROADCAST_PATH = '/api/v1/messenger/broadcast/messages';
-const portOf = (baseUrl) => Number(new URL(baseUrl).port);
 const textOf = (content) =>
 	typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('');
 
@@ -39,13 +38,7 @@ async function customerWrites(sandbox, text) {
 export function chatMemoryTests(q) {
 	it('Messenger Chat Memory: the chatbot answers on the workers, the second answer remembering the first message', async () => {
 		const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', broadcastHistory: 'shown' });
-		const processes = {
-			main: pidListeningOn(portOf(q.main.baseUrl)),
-			...Object.fromEntries(
-				q.workers.map((worker, i) => [`worker ${i + 1}`, pidListeningOn(portOf(worker.baseUrl))]),
-			),
-			test: process.pid,
-		};
+		const processes = clusterProcesses(q);
 		const senders = recordSenders(sandbox.port, processes);
 		let workflowId;
 		let active = false;

@@ -22,7 +22,7 @@ import { quantile } from '../../tools/stats.mjs';
 import { sandboxCredential } from '../../tools/workflows.mjs';
 import { LIVE_TRIGGER_NODE, answerCaption, answeringLiveWorkflow } from '../../tools/workflows.mjs';
 import { LIVE, LIVE_WORKFLOW } from './queueWorkflows.mjs';
-import { pidListeningOn, recordSenders } from './senders.mjs';
+import { clusterProcesses, recordSenders } from './senders.mjs';
 
 /** @typedef {ReturnType<typeof import('./cluster.mjs').useQueueCluster>} Cluster */
 
@@ -39,7 +39,6 @@ const QUIET_MS = 10_000;
 const HISTORY_PATH = '/api/v1/messenger/messages/chat/';
 const SEND_MEDIA_PATH = '/api/v1/messenger/messages/send/media';
 
-const portOf = (baseUrl) => Number(new URL(baseUrl).port);
 const seconds = (ms) => (ms / 1000).toFixed(1);
 
 /** Execution IDs in lines of n8n's log such as "Worker started execution 12 (job 7)". */
@@ -69,13 +68,7 @@ export function liveTriggerTests(q) {
 	it(`Messenger Live Trigger: read on the main instance only, each message one execution on a worker, answered once, within seconds`, async () => {
 		const startedAt = Date.now();
 		const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		const processes = {
-			main: pidListeningOn(portOf(q.main.baseUrl)),
-			...Object.fromEntries(
-				q.workers.map((worker, i) => [`worker ${i + 1}`, pidListeningOn(portOf(worker.baseUrl))]),
-			),
-			test: process.pid,
-		};
+		const processes = clusterProcesses(q);
 		const senders = recordSenders(sandbox.port, processes);
 		const reads = () => senders.requests.filter((r) => r.url.startsWith(HISTORY_PATH));
 		const sends = () => senders.requests.filter((r) => r.url.startsWith(SEND_MEDIA_PATH));

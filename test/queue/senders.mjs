@@ -69,6 +69,26 @@ export function pidListeningOn(port) {
 }
 
 /**
+ * The cluster's processes by name, for recordSenders: `main`, `worker 1`, `worker 2` … (each found
+ * by the port it listens on) and `test`, this process.
+ * @param {{ main: { baseUrl: string }, workers: { baseUrl: string }[] }} cluster
+ * @returns {Record<string, number>}
+ */
+export function clusterProcesses(cluster) {
+	const portOf = (baseUrl) => Number(new URL(baseUrl).port);
+	return {
+		main: pidListeningOn(portOf(cluster.main.baseUrl)),
+		...Object.fromEntries(
+			cluster.workers.map((worker, i) => [
+				`worker ${i + 1}`,
+				pidListeningOn(portOf(worker.baseUrl)),
+			]),
+		),
+		test: process.pid,
+	};
+}
+
+/**
  * @typedef {{ method: string, url: string, from: string, startedAt: number, endedAt: number | undefined }} SentRequest
  */
 
