@@ -175,5 +175,6 @@ export function packageFacts() {
 		packedBytes: packed.size,
 		files: packed.entryCount,
 		dependencies: Object.keys(pkg.dependencies ?? {}).length,
+		peers: Object.keys(pkg.peerDependencies ?? {}),
 	};
 }

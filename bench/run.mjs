@@ -322,7 +322,7 @@ add(
 	'< 150',
 	`${facts.files} files`,
 );
-add('Runtime dependencies', facts.dependencies, '0', 'peer: n8n-workflow only');
+add('Runtime dependencies', facts.dependencies, '0', `peer: ${facts.peers.join(', ')}`);
 
 printTable();
 
