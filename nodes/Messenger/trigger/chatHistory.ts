@@ -13,6 +13,7 @@ import {
 	messageTime,
 	newestTime,
 	reachedOlder,
+	showsOrder,
 } from './messageCursor';
 import type { MessageFilter } from './messageSettings';
 
@@ -30,6 +31,7 @@ export interface ReadProgress {
 	read: Map<string, IDataObject>;
 	behind: ArrivalsBehind;
 	oldestFirst: boolean;
+	ordered: boolean;
 	boundary?: string;
 }
 
@@ -56,7 +58,8 @@ function goesOn(
 /**
  * The messages of a chat after `cursor`, oldest first, and the cursor after them; without a
  * cursor, a baseline (the newest messages are recorded, none is new). Pages come newest first
- * and are followed until one reaches messages older than the cursor. Undefined: the chat is gone.
+ * and are followed until one reaches messages older than the cursor, once the read knows their
+ * order (below); pages oldest first are read to the end. Undefined: the chat is gone.
  * With `box`, a read cut off by its time leaves its progress there and the next goes on from it.
  * `answerDate`: told each answer's Date (the API's clock, shared/answerClock.ts).
  */
@@ -76,6 +79,12 @@ export async function readChat(
 	const behind = resumed?.behind ?? new ArrivalsBehind();
 	let boundary = resumed ? resumed.boundary : cursor?.at;
 	let oldestFirst = resumed?.oldestFirst ?? false;
+	// Whether the read knows the pages' order: from a page that shows it, or from a cursor at
+	// messages read (newest first, the first page holds them or newer; older, it is oldest first).
+	// Else (a first read, a chat never read: its cursor is a time) pages too small to show it may
+	// be oldest first with late messages (a createdAt older than messages already there) shifted in
+	// between, looking newest first: such a read goes on to the last page, missing nothing.
+	let ordered = resumed?.ordered ?? (cursor !== undefined && cursor.ids.length > 0);
 	let pages = resumed?.pages ?? 0;
 	let next = resumed?.next ?? { page: 1 };
 	const found = await unlessChatMissing(async () => {
@@ -99,10 +108,11 @@ export async function readChat(
 				// A page too small to show its order tells it too when it is the first and older than
 				// the cursor's messages (newest first, it would hold the newest message there is).
 				oldestFirst ||= isOldestFirst(items) || (first && startsBefore(items, cursor));
+				ordered ||= showsOrder(items);
 				first = false;
 				if (oldestFirst) continue;
 				boundary ??= newestTime(items);
-				if (boundary === undefined || reachedOlder(items, boundary)) break;
+				if (boundary === undefined || (ordered && reachedOlder(items, boundary))) break;
 			}
 		} catch (error) {
 			failed = error;
@@ -111,7 +121,8 @@ export async function readChat(
 		if (box && cursor && failed instanceof PollTimeUp && pages > 0) {
 			// Messages older than the cursor are no longer needed: what is kept stays small.
 			const kept = new Map([...read].filter(([, message]) => messageTime(message) >= cursor.at));
-			box.progress = { chatId, cursor, pages, next, read: kept, behind, oldestFirst, boundary };
+			const order = { oldestFirst, ordered, boundary };
+			box.progress = { chatId, cursor, pages, next, read: kept, behind, ...order };
 		}
 		throw failed;
 	});

@@ -50,6 +50,16 @@ export function isOldestFirst(messages: IDataObject[]): boolean {
 	);
 }
 
+/**
+ * Whether a page shows the order of its pages: two different times (its first and last
+ * message). A page of one message, or of messages sharing one `createdAt`, does not.
+ */
+export function showsOrder(messages: IDataObject[]): boolean {
+	return (
+		messages.length > 1 && messageTime(messages[0]) !== messageTime(messages[messages.length - 1])
+	);
+}
+
 /** A message's time as a comparable ISO string (text that is no date is compared as it is). */
 export function messageTime(message: IDataObject): string {
 	const text = String(message.createdAt ?? message.created_at ?? '');

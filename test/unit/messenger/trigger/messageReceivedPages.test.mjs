@@ -1,6 +1,7 @@
 // Message Received and a history whose pages move while they are read, or that comes in another
 // order than asked: newest first with customers writing between two pages (the pages shift), and
-// oldest first in pages too small to show their order.
+// oldest first in pages too small to show their order, also with late messages (a createdAt older
+// than messages already there) shifting them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -18,13 +19,20 @@ const message = (second, id = `msg_${String(++counter).padStart(4, '0')}`) => ({
 	createdAt: new Date(T0 + second * 1000).toISOString(),
 });
 
+/** A message stamped `ms` from now (the API's clock is n8n's here, and sends no Date header). */
+const messageIn = (ms) => ({ ...message(0), createdAt: new Date(Date.now() + ms).toISOString() });
+
 /**
  * One chat's history in pages of `pageSize` (the API's own size, whatever `limit` asks), newest
  * first or always oldest first (`order`); `between(page)` runs before each page is answered.
+ * Check Existing answers with the chat once `phone.open` says so.
  */
-function pagedChat({ pageSize, order = 'desc', between = () => {} }) {
+function pagedChat({ pageSize, order = 'desc', between = () => {}, phone = { open: true } }) {
 	const history = [];
 	const { http, calls } = scriptedHttp(async (options) => {
+		if (options.url.endsWith('/check-existing')) {
+			return phone.open ? { exists: true, chatId: 'cht_a' } : { exists: false };
+		}
 		const page = Number(options.qs?.page ?? 1);
 		between(page);
 		// By createdAt, then ID (docs/api.md).
@@ -37,12 +45,12 @@ function pagedChat({ pageSize, order = 'desc', between = () => {} }) {
 	return { http, calls, history };
 }
 
-function trigger(api) {
+function trigger(api, chats = 'cht_a') {
 	const node = new MessengerTrigger();
 	const staticData = {};
 	return async () => {
 		const { context, emittedErrors } = createPollContext({
-			params: { event: 'messageReceived', chats: 'cht_a', direction: 'inbound', messageTypes: [] },
+			params: { event: 'messageReceived', chats, direction: 'inbound', messageTypes: [] },
 			http: api.http,
 			credentials: { baseUrl: 'https://api.example.com', requestsPerMinute: 0 },
 			staticData,
@@ -123,6 +131,39 @@ describe('Message Received: pages that move or come in another order', () => {
 		const first = await poll();
 		assert.deepEqual(first, ['msg_p', 'msg_q']);
 		assert.deepEqual(await poll(), ['msg_a', 'msg_z']);
+		assert.deepEqual(await poll(), []);
+	});
+
+	it("oldest first in pages of one message, two late messages written between the first read's pages (they look newest first): the message from before watching began is never reported", async () => {
+		const api = pagedChat({
+			pageSize: 1,
+			order: 'asc',
+			between: (page) => {
+				// Page 1 is then the late one; page 2 another, older still, as newest first would be.
+				if (page === 1) api.history.push(message(5));
+				if (page === 2) api.history.push(message(2), message(2));
+			},
+		});
+		const before = message(10);
+		api.history.push(before);
+		const poll = trigger(api);
+		assert.deepEqual(await poll(), []);
+		const after = message(20);
+		api.history.push(after);
+		assert.deepEqual(await poll(), [after.id], `not ${before.id}`);
+		assert.deepEqual(await poll(), []);
+	});
+
+	it("oldest first in pages of one message, a phone's chat opened after watching began with a message and one late by 30 s: the message comes", async () => {
+		const phone = { open: false };
+		const api = pagedChat({ pageSize: 1, order: 'asc', phone });
+		const poll = trigger(api, '+34600000007');
+		assert.deepEqual(await poll(), []);
+		// Its first page, the late one, is older than when watching began: newest first, nothing new.
+		const after = messageIn(1000);
+		api.history.push(after, messageIn(-30_000));
+		phone.open = true;
+		assert.deepEqual(await poll(), [after.id]);
 		assert.deepEqual(await poll(), []);
 	});
 });
