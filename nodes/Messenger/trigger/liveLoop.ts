@@ -102,7 +102,7 @@ export class LiveLoop {
 		private readonly reader: IPollFunctions,
 		private readonly settings: LiveSettings,
 		private readonly budget: RequestBudget,
-		start: { state: MessageWatchState; read: number },
+		start: { state: MessageWatchState; read: number; failed?: string[] },
 		private readonly live: { stopped: boolean },
 	) {
 		this.activationReads = start.read;
@@ -113,7 +113,9 @@ export class LiveLoop {
 			this.startedAt,
 			() => budget.perMinute / loopsOn(budget),
 		);
-		// A chat the API did not know at activation: its own back-off, then read again.
+		// A chat the API did not know at activation, or whose read failed then: its own back-off,
+		// then read again.
+		for (const key of start.failed ?? []) this.schedule.failed(key, this.startedAt);
 		const chats = { ...start.state.chats };
 		for (const [key, watch] of Object.entries(chats)) {
 			// (`true`: stored by an earlier version without a cursor; advanceEntry takes a new baseline.)
