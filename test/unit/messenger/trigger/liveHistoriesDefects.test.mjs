@@ -159,6 +159,19 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
+	it('a file whose host answers 503, n8n restarting while the download waited to try again: closeFunction took 1.3 s', async () => {
+		const world = liveWorld({
+			activation: 'activate',
+			download: true,
+			brokenFiles: [1],
+			arrivals: [written({ media: true, gapMs: 3_000 })],
+			restarts: [{ atMs: 10_880, mode: 'init' }],
+		});
+		const history = await run(world);
+		checkExactlyOnce(world, history);
+		for (const ms of history.host.closeMs) assert.ok(ms <= 1000, `closeFunction took ${ms} ms`);
+	});
+
 	it('one 429 at the first read after activation: the pacing cut to a request a minute, a message written 15 s later came 177 s after the 429', async () => {
 		const world = liveWorld({
 			activation: 'activate',
