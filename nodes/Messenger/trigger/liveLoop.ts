@@ -91,6 +91,8 @@ export class LiveLoop {
 	private readonly reports: FailureReports;
 	/** Where each chat's last read stopped when its time ran out: the next goes on from there. */
 	private readonly progress = new Map<string, ProgressBox>();
+	/** A phone's chat found by a read that did not end: the next read goes to it without asking again. */
+	private readonly matched = new Map<string, { chatId?: string }>();
 	private readonly recent = new Set<string>();
 	private state: MessageWatchState;
 	private readonly activationReads: number;
@@ -204,6 +206,8 @@ export class LiveLoop {
 		const progress = this.progress.get(key) ?? {};
 		this.progress.set(key, progress);
 		const pagesBefore = progress.progress?.pages ?? 0;
+		const matched = this.matched.get(key) ?? {};
+		this.matched.set(key, matched);
 		await withPollClock(
 			this.reader,
 			new PollClock(LIVE_LOOP.readBudgetMs, Date.now, this.stopping.signal),
@@ -214,6 +218,7 @@ export class LiveLoop {
 					result = await advanceEntry(this.reader, entry, this.state.chats, filter, {
 						entries: this.settings.entries,
 						box: progress,
+						matched,
 					});
 				} catch (error) {
 					failed = error;
@@ -227,6 +232,7 @@ export class LiveLoop {
 					return this.chatFailed(key, chatUnreadable(this.reader, entry, failed));
 				}
 				if (!progress.progress) this.progress.delete(key);
+				this.matched.delete(key);
 				const now = Date.now();
 				// A chat the API did not know (404): asked again after its back-off, its cursor kept.
 				if (result.gone && !entry.phone) {

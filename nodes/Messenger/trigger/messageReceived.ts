@@ -110,7 +110,14 @@ export async function advanceEntry(
 		entries = [entry],
 		clock = new ApiClock(),
 		box,
-	}: { entries?: WatchEntry[]; clock?: ApiClock; box?: ProgressBox } = {},
+		matched,
+	}: {
+		entries?: WatchEntry[];
+		clock?: ApiClock;
+		box?: ProgressBox;
+		/** Where a phone's chat, once found, waits for a read that ends (one cut off keeps it). */
+		matched?: { chatId?: string };
+	} = {},
 ): Promise<EntryRead> {
 	// Stored missing for good by an earlier version, without a cursor: watched from a new baseline.
 	const stored = watches[entry.key];
@@ -119,7 +126,9 @@ export async function advanceEntry(
 	const now = new Date().toISOString();
 	if (watch && missing && now < missing.retryAt) return { moved: {}, fresh: [] };
 	const asked = Date.now();
-	const chatId = await chatIdOf(context, entry, watch, clock.answerDate);
+	const known = watch?.chatId ?? matched?.chatId;
+	const chatId = await chatIdOf(context, entry, { chatId: known }, clock.answerDate);
+	if (matched) matched.chatId = chatId;
 	// A phone without a chat (yet): asked again at its next read; its chat's messages count from
 	// when watching began, or else from when the API said it had none, by the API's clock.
 	const waiting = (): ChatWatch => ({ at: watch?.at ?? clock.since(asked), ids: watch?.ids ?? [] });

@@ -183,6 +183,24 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkLiveness(world, history);
 	});
 
+	it("one 429 at a phone's first read, its chat opened after activation, served one message a page: each read cut off by the slow pacing asked for the phone's chat again, the message came 187 s after the 429", async () => {
+		const world = liveWorld({
+			byPhone: true,
+			opensAt: 1,
+			activation: 'activate',
+			arrivals: [written(), written(), written(), written({ gapMs: 40_000 })],
+			answers: [
+				{ arrivals: 0, ms: 0 },
+				{ arrivals: 0, ms: 0 },
+				{ arrivals: 1, ms: 0 },
+			],
+			outages: [{ at: 2, length: 1, status: 429 }],
+		});
+		const history = await run(world);
+		checkExactlyOnce(world, history);
+		checkLiveness(world, history);
+	});
+
 	it('four 429s at activation, deactivated while the loop waited for a request slot of the cut pacing: closeFunction took 1.4 s', async () => {
 		const world = liveWorld({
 			activation: 'activate',
