@@ -96,6 +96,8 @@ export class LiveLoop {
 	private readonly recent = new Set<string>();
 	private state: MessageWatchState;
 	private readonly activationReads: number;
+	/** The chats the activation could not read (their failures are named together). */
+	private readonly activationFailed: string[];
 	private readonly startedAt = Date.now();
 	private share: BudgetShare | undefined;
 
@@ -117,21 +119,22 @@ export class LiveLoop {
 		);
 		// A chat the API did not know at activation, or whose read failed then: its own back-off,
 		// then read again.
-		for (const key of start.failed ?? []) this.schedule.failed(key, this.startedAt);
+		this.activationFailed = [...(start.failed ?? [])];
 		const chats = { ...start.state.chats };
 		for (const [key, watch] of Object.entries(chats)) {
 			// (`true`: stored by an earlier version without a cursor; advanceEntry takes a new baseline.)
 			if (typeof watch.missing !== 'object') continue;
 			chats[key] = cursorOnly(watch);
-			this.schedule.failed(key, this.startedAt);
+			this.activationFailed.push(key);
 		}
+		for (const key of this.activationFailed) this.schedule.failed(key, this.startedAt);
 		this.state = { ...start.state, chats };
 	}
 
 	/** The failures the activation met (n8n's start-up, a leadership change): one failed execution naming each. */
 	reportActivation(failures: unknown[]): void {
 		const together = failuresTogether(this.reader, failures);
-		if (together) this.reports.activation(together);
+		if (together) this.reports.activation(together, this.activationFailed);
 	}
 
 	/** Runs until stopped; never throws. */

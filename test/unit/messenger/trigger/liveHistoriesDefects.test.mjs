@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { checkExactlyOnce, checkLiveness, checkStops, runLive } from './liveHistories.mjs';
+import {
+	checkBadChatNamed,
+	checkExactlyOnce,
+	checkLiveness,
+	checkStops,
+	runLive,
+} from './liveHistories.mjs';
 
 /** A live world: one chat watched by ID, quiet, activated by n8n, unless `changes` say otherwise. */
 const liveWorld = (changes) => ({
@@ -53,6 +59,16 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 	it('one chat answering 503 on every read at an n8n start: every activation failed, the other chat was never watched', async () => {
 		const world = liveWorld({ bad: { kind: '5xx', at: 0, healsAfterMs: 0, failsFromMs: 0 } });
 		checkExactlyOnce(world, await run(world));
+	});
+
+	it("an outage at an n8n start named with the chat it failed, another chat answering 503 from 30 s on: only logged in the activation's quiet minute, never named", async () => {
+		const world = liveWorld({
+			bad: { kind: '5xx', at: 1, healsAfterMs: 20_000, failsFromMs: 30_000 },
+			outages: [{ at: 1, length: 3, status: 503 }],
+		});
+		const history = await run(world);
+		checkExactlyOnce(world, history);
+		checkBadChatNamed(world, history);
 	});
 
 	it('one chat answering 503 on every read from 30 s on: it stayed first in line, the other chat was never read again', async () => {
