@@ -1,5 +1,4 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { originOf } from './auth/baseUrl';
 import type { RequestFailure } from './errors';
@@ -14,6 +13,7 @@ import {
 	retryDelayMs,
 	shouldRetry,
 	timedAttempt,
+	waitToRetry,
 } from './transport';
 
 /** Most redirects one download follows (browsers allow about 20; storage links use one or two). */
@@ -151,7 +151,8 @@ async function getOnce(
 		if (delay < 0 || (clock && !clock.hasRoom(delay))) {
 			throw new FileRequestError({ ...failed, body: undefined }, url);
 		}
-		await sleep(delay);
+		// A stopped live trigger does not wait for the file host.
+		await waitToRetry(delay, clock?.stopSignal);
 	}
 }
 

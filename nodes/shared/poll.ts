@@ -285,13 +285,19 @@ export function readingOrder<T>(items: T[], next: string | undefined, keyOf: (it
  * order (the first is where the next poll starts). A poll that read nothing in its time fails,
  * unless `readBefore` (it read something before these). With `isolate`, a read that fails for a
  * reason of its item's own (not `failsThePoll`) is handed to it and the others go on; any other
- * failure fails the poll.
+ * failure fails the poll. With `everyCause` as well, every failure but the poll's time is handed
+ * to `isolate` and counts as a read done (a time-up after it leaves the rest unread): the caller
+ * decides whether the failures together fail it.
  */
 export async function readInTurn<T>(
 	context: IPollFunctions,
 	items: T[],
 	read: (item: T) => Promise<void>,
-	options: { readBefore?: boolean; isolate?: (item: T, error: unknown) => void } = {},
+	options: {
+		readBefore?: boolean;
+		isolate?: (item: T, error: unknown) => void;
+		everyCause?: boolean;
+	} = {},
 ): Promise<T[]> {
 	let readSomething = options.readBefore ?? false;
 	for (const [index, item] of items.entries()) {
@@ -304,11 +310,13 @@ export async function readInTurn<T>(
 		} catch (error) {
 			failed = error;
 		}
-		if (!options.isolate || failsThePoll(failed)) {
+		const own = options.everyCause ? !(failed instanceof PollTimeUp) : !failsThePoll(failed);
+		if (!options.isolate || !own) {
 			rethrowUnlessTimeUp(failed, readSomething);
 			return items.slice(index);
 		}
 		options.isolate(item, failed);
+		if (options.everyCause) readSomething = true;
 	}
 	return [];
 }

@@ -275,11 +275,15 @@ export async function apiRequest(
 		if (delay < 0 || (clock && !clock.hasRoom(delay))) {
 			throw requestFailedError(this.getNode(), failure, where, options.errorContext);
 		}
-		if (stop) {
-			await abortableSleep(delay, stop).catch(() => undefined);
-			stop.throwIfAborted();
-		} else await sleep(delay);
+		await waitToRetry(delay, stop);
 	}
+}
+
+/** A retry's wait: a stopped live trigger's (`stop`) ends at once and throws its AbortError. */
+export async function waitToRetry(delayMs: number, stop: AbortSignal | undefined): Promise<void> {
+	if (!stop) return await sleep(delayMs);
+	await abortableSleep(delayMs, stop).catch(() => undefined);
+	stop.throwIfAborted();
 }
 
 /** One attempt: the answer, or what went wrong (an HTTP status, a network code, broken JSON). */

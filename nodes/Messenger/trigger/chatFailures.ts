@@ -43,7 +43,6 @@ export interface ReportTimes {
 export class FailureReports {
 	private readonly streaks = new Map<string, { nextAt: number; gapMs: number }>();
 	private wideAt = -Infinity;
-	private quietUntil = -Infinity;
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -51,11 +50,13 @@ export class FailureReports {
 	) {}
 
 	/**
-	 * The failures the activation met, named in one failed execution: a chat that fails again
-	 * within reportEveryMs of it starts its streak in the log.
+	 * The failures the activation met (of the chats `keys`), named in one failed execution: each of
+	 * those chats starts its streak with it (failing again within reportEveryMs, it is logged); any
+	 * other chat is named as soon as it fails.
 	 */
-	activation(error: Shown, now = Date.now()): void {
-		this.quietUntil = now + this.times.reportEveryMs;
+	activation(error: Shown, keys: string[], now = Date.now()): void {
+		const gapMs = this.times.reportEveryMs;
+		for (const key of keys) this.streaks.set(key, { nextAt: now + gapMs, gapMs });
 		this.save(error);
 	}
 
@@ -66,7 +67,6 @@ export class FailureReports {
 		const { reportEveryMs, reportGapMaxMs } = this.times;
 		const gapMs = streak ? Math.min(reportGapMaxMs, streak.gapMs * 2) : reportEveryMs;
 		this.streaks.set(key, { nextAt: now + gapMs, gapMs });
-		if (!streak && now < this.quietUntil) return this.log(error);
 		const wide = isPollWide(error.failure);
 		if (wide && now - this.wideAt < reportEveryMs) return this.log(error);
 		if (wide) this.wideAt = now;

@@ -91,9 +91,13 @@ export class LiveLoop {
 	private readonly reports: FailureReports;
 	/** Where each chat's last read stopped when its time ran out: the next goes on from there. */
 	private readonly progress = new Map<string, ProgressBox>();
+	/** A phone's chat found by a read that did not end: the next read goes to it without asking again. */
+	private readonly matched = new Map<string, { chatId?: string }>();
 	private readonly recent = new Set<string>();
 	private state: MessageWatchState;
 	private readonly activationReads: number;
+	/** The chats the activation could not read (their failures are named together). */
+	private readonly activationFailed: string[];
 	private readonly startedAt = Date.now();
 	private share: BudgetShare | undefined;
 
@@ -102,7 +106,7 @@ export class LiveLoop {
 		private readonly reader: IPollFunctions,
 		private readonly settings: LiveSettings,
 		private readonly budget: RequestBudget,
-		start: { state: MessageWatchState; read: number },
+		start: { state: MessageWatchState; read: number; failed?: string[] },
 		private readonly live: { stopped: boolean },
 	) {
 		this.activationReads = start.read;
@@ -113,21 +117,24 @@ export class LiveLoop {
 			this.startedAt,
 			() => budget.perMinute / loopsOn(budget),
 		);
-		// A chat the API did not know at activation: its own back-off, then read again.
+		// A chat the API did not know at activation, or whose read failed then: its own back-off,
+		// then read again.
+		this.activationFailed = [...(start.failed ?? [])];
 		const chats = { ...start.state.chats };
 		for (const [key, watch] of Object.entries(chats)) {
 			// (`true`: stored by an earlier version without a cursor; advanceEntry takes a new baseline.)
 			if (typeof watch.missing !== 'object') continue;
 			chats[key] = cursorOnly(watch);
-			this.schedule.failed(key, this.startedAt);
+			this.activationFailed.push(key);
 		}
+		for (const key of this.activationFailed) this.schedule.failed(key, this.startedAt);
 		this.state = { ...start.state, chats };
 	}
 
 	/** The failures the activation met (n8n's start-up, a leadership change): one failed execution naming each. */
 	reportActivation(failures: unknown[]): void {
 		const together = failuresTogether(this.reader, failures);
-		if (together) this.reports.activation(together);
+		if (together) this.reports.activation(together, this.activationFailed);
 	}
 
 	/** Runs until stopped; never throws. */
@@ -202,6 +209,8 @@ export class LiveLoop {
 		const progress = this.progress.get(key) ?? {};
 		this.progress.set(key, progress);
 		const pagesBefore = progress.progress?.pages ?? 0;
+		const matched = this.matched.get(key) ?? {};
+		this.matched.set(key, matched);
 		await withPollClock(
 			this.reader,
 			new PollClock(LIVE_LOOP.readBudgetMs, Date.now, this.stopping.signal),
@@ -212,6 +221,7 @@ export class LiveLoop {
 					result = await advanceEntry(this.reader, entry, this.state.chats, filter, {
 						entries: this.settings.entries,
 						box: progress,
+						matched,
 					});
 				} catch (error) {
 					failed = error;
@@ -225,6 +235,7 @@ export class LiveLoop {
 					return this.chatFailed(key, chatUnreadable(this.reader, entry, failed));
 				}
 				if (!progress.progress) this.progress.delete(key);
+				this.matched.delete(key);
 				const now = Date.now();
 				// A chat the API did not know (404): asked again after its back-off, its cursor kept.
 				if (result.gone && !entry.phone) {

@@ -27,7 +27,7 @@ async function startingState(
 	reader: IPollFunctions,
 	settings: LiveSettings,
 	stored: MessageWatchState | undefined,
-): Promise<{ state: MessageWatchState; failures: unknown[]; read: number }> {
+): Promise<{ state: MessageWatchState; failures: unknown[]; failed: string[]; read: number }> {
 	const chats: MessageWatchState['chats'] = {};
 	for (const entry of settings.entries) {
 		const watch = stored?.chats[entry.key];
@@ -36,7 +36,9 @@ async function startingState(
 	const fresh = settings.entries.filter((entry) => !chats[entry.key]);
 	const kept = { ...(stored?.held ? { held: stored.held } : {}) };
 	const pending = stored?.pending?.length ? { pending: stored.pending } : {};
-	if (!fresh.length) return { state: { chats, ...kept, ...pending }, failures: [], read: 0 };
+	if (!fresh.length) {
+		return { state: { chats, ...kept, ...pending }, failures: [], failed: [], read: 0 };
+	}
 	const person = activatedByPerson(reader);
 	const began = Date.now();
 	const clock = new ApiClock();
@@ -45,7 +47,10 @@ async function startingState(
 		new PollClock(LIVE_LOOP.activationBudgetMs),
 		async () =>
 			await pollMessages(reader, fresh, { chats }, settings.filter, {
+				// n8n starting or changing its leader: a chat that fails (for whatever cause) is that
+				// chat's failure; the activation fails only when the API answers none of them.
 				isolate: !person,
+				everyCause: true,
 				clock,
 				listed: settings.entries,
 			}),
@@ -53,7 +58,8 @@ async function startingState(
 	if (person && first.failures.length) throw first.failures[0];
 	// A chat the activation's time (or a failure) left unread counts its messages from the moment
 	// watching began, as a phone without a chat does: a baseline taken at its first read would
-	// pass over what came in between. That moment by the API's clock (its answers' Date: the
+	// pass over what came in between (a chat whose read failed too: the loop reads it after its
+	// own back-off). That moment by the API's clock (its answers' Date: the
 	// messages' createdAt is stamped by it), the earliest it can have been. A chat ID whose chat a
 	// watched phone was matched to has that one's cursor (one chat, one cursor: chatOfPhone.ts).
 	Object.assign(chats, first.state.chats);
@@ -67,6 +73,7 @@ async function startingState(
 	return {
 		state: { chats, ...kept, ...pending },
 		failures: first.failures,
+		failed: first.failed,
 		read: fresh.length,
 	};
 }

@@ -6,6 +6,7 @@ import type { MediaLink } from '../../shared/download';
 import { mediaLinkOf } from '../../shared/mediaFiles';
 import {
 	activatedByPerson,
+	failsThePoll,
 	PartialBaseline,
 	pollError,
 	readingOrder,
@@ -109,7 +110,14 @@ export async function advanceEntry(
 		entries = [entry],
 		clock = new ApiClock(),
 		box,
-	}: { entries?: WatchEntry[]; clock?: ApiClock; box?: ProgressBox } = {},
+		matched,
+	}: {
+		entries?: WatchEntry[];
+		clock?: ApiClock;
+		box?: ProgressBox;
+		/** Where a phone's chat, once found, waits for a read that ends (one cut off keeps it). */
+		matched?: { chatId?: string };
+	} = {},
 ): Promise<EntryRead> {
 	// Stored missing for good by an earlier version, without a cursor: watched from a new baseline.
 	const stored = watches[entry.key];
@@ -118,7 +126,9 @@ export async function advanceEntry(
 	const now = new Date().toISOString();
 	if (watch && missing && now < missing.retryAt) return { moved: {}, fresh: [] };
 	const asked = Date.now();
-	const chatId = await chatIdOf(context, entry, watch, clock.answerDate);
+	const known = watch?.chatId ?? matched?.chatId;
+	const chatId = await chatIdOf(context, entry, { chatId: known }, clock.answerDate);
+	if (matched) matched.chatId = chatId;
 	// A phone without a chat (yet): asked again at its next read; its chat's messages count from
 	// when watching began, or else from when the API said it had none, by the API's clock.
 	const waiting = (): ChatWatch => ({ at: watch?.at ?? clock.since(asked), ids: watch?.ids ?? [] });
@@ -176,6 +186,10 @@ function collect(
  * activation shows the error). `readBefore`: the poll already handed something over (held
  * files), so that a poll whose time ends before any chat is read still succeeds. `listed`: all the
 watched entries, when only some are read (their chats' cursors are shared: chatOfPhone.ts).
+ * `everyCause` (with `isolate`: the live trigger started by n8n): a chat whose read fails for any
+ * cause (a 5xx, a 429, the network) is the chat's failure, named in `failures` and `failed`; only
+ * when no chat was read and every failure was one every read would meet (the API down, the time
+ * up) does the poll fail.
  */
 export async function pollMessages(
 	context: IPollFunctions,
@@ -187,14 +201,29 @@ export async function pollMessages(
 		readBefore = false,
 		clock = new ApiClock(),
 		listed = entries,
-	}: { isolate: boolean; readBefore?: boolean; clock?: ApiClock; listed?: WatchEntry[] },
-): Promise<{ items: IDataObject[]; state: MessageWatchState; failures: unknown[] }> {
+		everyCause = false,
+	}: {
+		isolate: boolean;
+		readBefore?: boolean;
+		clock?: ApiClock;
+		listed?: WatchEntry[];
+		everyCause?: boolean;
+	},
+): Promise<{
+	items: IDataObject[];
+	state: MessageWatchState;
+	failures: unknown[];
+	/** The keys of the entries whose read failed (with `isolate`). */
+	failed: string[];
+}> {
 	const chats: Record<string, ChatWatch> = {};
 	for (const entry of listed) {
 		if (state.chats[entry.key]) chats[entry.key] = state.chats[entry.key];
 	}
 	const found = new Map<string, IDataObject>();
 	const failures: unknown[] = [];
+	const failed: string[] = [];
+	const wide: unknown[] = [];
 	let read = 0;
 	const order = readingOrder(entries, state.next, (entry) => entry.key);
 	const [next] = await readInTurn(
@@ -209,18 +238,24 @@ export async function pollMessages(
 		},
 		{
 			readBefore,
+			everyCause: isolate && everyCause,
 			isolate: (entry, error) => {
-				if (!isolate || (read === 0 && failures.length + 1 === entries.length)) {
-					throw pollError(context, error);
-				}
+				const all = read === 0 && failures.length + 1 === entries.length;
+				if (!isolate || (all && !everyCause)) throw pollError(context, error);
+				if (failsThePoll(error)) wide.push(error);
 				failures.push(chatUnreadable(context, entry, error));
+				failed.push(entry.key);
 			},
 		},
 	);
+	// Nothing read, and only failures every read would meet: the API is down (or too slow).
+	if (read === 0 && wide.length && wide.length === failures.length) {
+		throw pollError(context, wide[0]);
+	}
 	const items = [...found.values()].sort((a, b) =>
 		byTime(a.message as IDataObject, b.message as IDataObject),
 	);
-	return { items, state: { chats, ...(next ? { next: next.key } : {}) }, failures };
+	return { items, state: { chats, ...(next ? { next: next.key } : {}) }, failures, failed };
 }
 
 /** A message's current media link, read again (a signed link that expired gets a new one). */

@@ -66,12 +66,12 @@ describe('Messenger Live Trigger: failure reports', () => {
 		);
 	});
 
-	it("the activation's failures: one failed execution naming each; the same chats failing right after are logged", () => {
+	it("the activation's failures: one failed execution naming each; the same chats failing right after are logged, another chat is named", () => {
 		const { reports, saved, logged, context } = reporter();
 		const gone = ['cht_x', 'cht_y', 'cht_z'].map(
 			(chat) => new InputError(`The watched chat "${chat}" was not found`, 'Correct the ID'),
 		);
-		reports.activation(failuresTogether(context, gone), 0);
+		reports.activation(failuresTogether(context, gone), ['cht_x', 'cht_y', 'cht_z'], 0);
 		for (const chat of ['cht_x', 'cht_y', 'cht_z']) reports.failed(chat, own(chat), 100);
 		assert.equal(saved.length, 1);
 		assert.match(saved[0].message, /^3 watched chats could not be read/);
@@ -79,8 +79,12 @@ describe('Messenger Live Trigger: failure reports', () => {
 			assert.match(saved[0].message, new RegExp(chat));
 		assert.deepEqual(saved[0].failure, { cause: 'configuration-invalid' });
 		assert.equal(logged.length, 3);
+		// A chat that read well at activation and starts failing just after: named at once.
+		reports.failed('cht_q', outage('cht_q'), 30_000);
+		assert.equal(saved.length, 2, 'a chat not named at activation is named when it fails');
+		assert.match(saved[1].message, /"cht_q"/);
 		reports.failed('cht_x', own('cht_x'), MINUTE + 100);
-		assert.equal(saved.length, 2, 'named again a minute later');
+		assert.equal(saved.length, 3, 'named again a minute later');
 		assert.equal(failuresTogether(context, []), undefined);
 		assert.equal(failuresTogether(context, gone.slice(0, 1)).message, gone[0].message);
 	});

@@ -168,6 +168,54 @@ describe('Messenger Live Trigger: a chat the API does not know', () => {
 		assert.deepEqual(again.failed, []);
 	});
 
+	it('at start-up, a chat answering 503 or 403 is its own failure: the others are watched, all named in one failed execution, each read again after its own back-off and watched from the start', async () => {
+		Object.assign(LIVE_SCHEDULE, { backoffMs: { min: 300, max: 600 } });
+		const api = watched(['cht_a', 'cht_5', 'cht_4']);
+		api.failing.add('cht_5', 503);
+		api.failing.add('cht_4', 403);
+		const t = await activate(api, { chats: 'cht_a, cht_5, cht_4, cht_x' }, { activation: 'init' });
+		const began = Date.now();
+		assert.equal(t.failed.length, 1, t.failed.map((error) => error.message).join('\n'));
+		assert.match(t.failed[0].message, /^3 watched chats could not be read/);
+		for (const named of [
+			'"cht_5" could not be read',
+			'"cht_4" could not be read',
+			'"cht_x" was not found',
+		]) {
+			assert.ok(t.failed[0].message.includes(named), `${named}: ${t.failed[0].message}`);
+		}
+		const [a2] = api.add('cht_a', message('cht_a', 0, { createdAt: new Date().toISOString() }));
+		await until(() => t.ids().includes(a2.id));
+		// Written after watching began, while its chat failed: it comes once the chat is read.
+		const [late] = api.add('cht_5', message('cht_5', 0, { createdAt: new Date().toISOString() }));
+		assert.equal(api.asked.get('cht_5').filter((time) => time >= began).length, 0);
+		api.failing.delete('cht_5');
+		await until(() => t.ids().includes(late.id));
+		const first = api.asked.get('cht_5').find((time) => time >= began);
+		assert.ok(first - began >= 250, `read again ${first - began} ms after the activation`);
+		await t.stop();
+		assert.deepEqual(t.ids(), [a2.id, late.id]);
+	});
+
+	it('at start-up with every read failing for a cause every read meets (the API down): the activation fails, for n8n to try again', async () => {
+		const api = watched(['cht_a', 'cht_b']);
+		api.failing.add('cht_a', 503);
+		api.failing.add('cht_b', 500);
+		await assert.rejects(
+			activate(api, { chats: 'cht_a, cht_b' }, { activation: 'init' }),
+			/HTTP 50[03]/,
+		);
+	});
+
+	it("a person's activation is refused when a chat's read fails, naming it", async () => {
+		const api = watched(['cht_a', 'cht_5']);
+		api.failing.add('cht_5', 503);
+		await assert.rejects(
+			activate(api, { chats: 'cht_a, cht_5' }, { activation: 'activate' }),
+			/503/,
+		);
+	});
+
 	it('a chat stored as missing for good by an earlier version is read again, from a new baseline', async () => {
 		const api = watched(['cht_a']);
 		const staticData = {

@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { checkExactlyOnce, checkLiveness, checkStops, runLive } from './liveHistories.mjs';
+import {
+	checkBadChatNamed,
+	checkExactlyOnce,
+	checkLiveness,
+	checkStops,
+	runLive,
+} from './liveHistories.mjs';
 
 /** A live world: one chat watched by ID, quiet, activated by n8n, unless `changes` say otherwise. */
 const liveWorld = (changes) => ({
@@ -53,6 +59,16 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 	it('one chat answering 503 on every read at an n8n start: every activation failed, the other chat was never watched', async () => {
 		const world = liveWorld({ bad: { kind: '5xx', at: 0, healsAfterMs: 0, failsFromMs: 0 } });
 		checkExactlyOnce(world, await run(world));
+	});
+
+	it("an outage at an n8n start named with the chat it failed, another chat answering 503 from 30 s on: only logged in the activation's quiet minute, never named", async () => {
+		const world = liveWorld({
+			bad: { kind: '5xx', at: 1, healsAfterMs: 20_000, failsFromMs: 30_000 },
+			outages: [{ at: 1, length: 3, status: 503 }],
+		});
+		const history = await run(world);
+		checkExactlyOnce(world, history);
+		checkBadChatNamed(world, history);
 	});
 
 	it('one chat answering 503 on every read from 30 s on: it stayed first in line, the other chat was never read again', async () => {
@@ -159,10 +175,41 @@ describe('Messenger Live Trigger: the histories that found a defect', () => {
 		checkExactlyOnce(world, await run(world));
 	});
 
+	it('a file whose host answers 503, n8n restarting while the download waited to try again: closeFunction took 1.3 s', async () => {
+		const world = liveWorld({
+			activation: 'activate',
+			download: true,
+			brokenFiles: [1],
+			arrivals: [written({ media: true, gapMs: 3_000 })],
+			restarts: [{ atMs: 10_880, mode: 'init' }],
+		});
+		const history = await run(world);
+		checkExactlyOnce(world, history);
+		for (const ms of history.host.closeMs) assert.ok(ms <= 1000, `closeFunction took ${ms} ms`);
+	});
+
 	it('one 429 at the first read after activation: the pacing cut to a request a minute, a message written 15 s later came 177 s after the 429', async () => {
 		const world = liveWorld({
 			activation: 'activate',
 			arrivals: [written(), written({ gapMs: 15_000 }), written()],
+			outages: [{ at: 2, length: 1, status: 429 }],
+		});
+		const history = await run(world);
+		checkExactlyOnce(world, history);
+		checkLiveness(world, history);
+	});
+
+	it("one 429 at a phone's first read, its chat opened after activation, served one message a page: each read cut off by the slow pacing asked for the phone's chat again, the message came 187 s after the 429", async () => {
+		const world = liveWorld({
+			byPhone: true,
+			opensAt: 1,
+			activation: 'activate',
+			arrivals: [written(), written(), written(), written({ gapMs: 40_000 })],
+			answers: [
+				{ arrivals: 0, ms: 0 },
+				{ arrivals: 0, ms: 0 },
+				{ arrivals: 1, ms: 0 },
+			],
 			outages: [{ at: 2, length: 1, status: 429 }],
 		});
 		const history = await run(world);
