@@ -41,7 +41,12 @@ describe('the npm package', () => {
 		assert.ok(statSync(tarball).size < 150_000, `${statSync(tarball).size} bytes`);
 		const manifest = packedManifest(tarball);
 		assert.deepEqual(manifest.dependencies ?? {}, {});
-		assert.deepEqual(Object.keys(manifest.peerDependencies), ['n8n-workflow']);
+		// n8n-workflow, and the AI SDK for the chat memory (n8n 2.x brings it; n8n strips peers at install).
+		assert.deepEqual(manifest.peerDependencies, { '@n8n/ai-node-sdk': '*', 'n8n-workflow': '*' });
+		assert.ok(
+			Number.isInteger(manifest.n8n.aiNodeSdkVersion),
+			'n8n.aiNodeSdkVersion is an integer',
+		);
 		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
 			assert.ok(files.includes(`package/${entry}`), `${entry} is registered but not packed`);
 		}
