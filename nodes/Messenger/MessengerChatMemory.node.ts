@@ -11,6 +11,7 @@ import { asNodeError } from '../shared/errors';
 import { loadMemorySdk } from './memory/aiSdk';
 import { messengerChatMemory, memorySettings } from './memory/chatMemory';
 import { DEFAULT_MEMORY_WINDOW, MAX_MEMORY_WINDOW } from './memory/chatTurns';
+import { KEPT_ANSWERS_ATTRIBUTE } from './memory/keptAnswers';
 
 /**
  * Memory for n8n's AI Agent from the chat's own history in the API: no database, the same on
@@ -55,6 +56,28 @@ export class MessengerChatMemory implements INodeType {
 			},
 			optionsCollection([
 				{
+					displayName: 'Broadcast Answers',
+					name: 'broadcastAnswers',
+					type: 'options',
+					default: 'contact',
+					options: [
+						{
+							name: "In the Chat's History",
+							value: 'chat',
+							description:
+								"The answers are sent in the chat (a file or a place), or this API shows Broadcast texts in the chat's history: one request an answer",
+						},
+						{
+							name: 'Keep on the Contact',
+							value: 'contact',
+							description:
+								`Keep each answer in the customer's contact (attribute ${KEPT_ANSWERS_ATTRIBUTE}) for the next turn: one more request to read it and one to write it. For answers sent as WhatsApp texts by Broadcast, which the API may not show in the chat's history.`,
+						},
+					],
+					description:
+						"Where the agent's own earlier answers are found on the next turn. Without a phone (a chat watched by its ID) the chat's history alone is read.",
+				},
+				{
 					displayName: 'Context Window (Messages)',
 					name: 'contextWindow',
 					type: 'number',
@@ -62,6 +85,15 @@ export class MessengerChatMemory implements INodeType {
 					typeOptions: { minValue: 1, maxValue: MAX_MEMORY_WINDOW },
 					description:
 						"How many of the chat's latest messages the agent sees, besides the ones it answers. Fewer keep each model request smaller.",
+				},
+				{
+					displayName: 'Customer Phone',
+					name: 'customerPhone',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. +34600123456',
+					description:
+						"With Broadcast Answers: Keep on the Contact, the contact that keeps the answers. By default Chat when it is a phone, else the phone of the Messenger trigger's message. A phone with no contact gets one, named by its phone.",
 				},
 			]),
 		],

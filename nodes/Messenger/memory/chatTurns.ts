@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { byTime, messageTime } from '../trigger/messageCursor';
+import type { KeptAnswer } from './keptAnswers';
 
 /** The most messages the memory hands the agent (one page of the history holds them all). */
 export const MAX_MEMORY_WINDOW = 100;
@@ -95,31 +96,102 @@ export function turnOf(message: IDataObject): ChatTurn | undefined {
 	};
 }
 
-/**
- * The turns the agent sees, oldest first: the chat's messages (of this chat only, each once) up to
- * the ones being answered and without them, the latest `window` of them.
- */
-export function conversation(
-	messages: IDataObject[],
-	chatId: string,
-	answering: Answering,
-	window: number,
-): ChatTurn[] {
+/** Whether a message says `words`: as its text, or as a file's caption (an answer sent in the chat). */
+function saysSame(message: IDataObject, words: string): boolean {
+	if (messageWords(message) === words) return true;
+	const content = message.content;
+	return isRecord(content) && (text(content.caption) === words || text(content.text) === words);
+}
+
+const compareKeys = (a: [string, string, number], b: [string, string, number]) => {
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+	return 0;
+};
+
+/** The chat's messages (of this chat only, each once), oldest first. */
+function chatMessages(messages: IDataObject[], chatId: string): IDataObject[] {
 	const byId = new Map<string, IDataObject>();
 	for (const message of messages) {
 		if (!isRecord(message)) continue;
 		if (message.chatId !== undefined && String(message.chatId) !== chatId) continue;
 		byId.set(String(message.id ?? JSON.stringify(message)), message);
 	}
-	const ordered = [...byId.values()].sort(byTime);
+	return [...byId.values()].sort(byTime);
+}
+
+/** The API's time of the newest answered message (else the newest message read; '' for none). */
+function answeredUntil(ordered: IDataObject[], answering: Answering): string | undefined {
 	const answered = ordered.filter((message) => answering.ids.has(String(message.id)));
-	const until = answered.length
+	return answered.length
 		? messageTime(answered[answered.length - 1])
 		: (answering.until ?? undefined);
-	const turns = ordered
+}
+
+/**
+ * Where the answer to `answering` goes in the chat: after the newest message it answers, by the
+ * API's time and then ID (the place of an answer kept on the contact, see keptAnswers.ts); the
+ * newest message read when the item names none, the start of a chat with none.
+ */
+export function answerAnchor(
+	messages: IDataObject[],
+	chatId: string,
+	answering: Answering,
+): Pick<KeptAnswer, 'after' | 'afterId'> {
+	const ordered = chatMessages(messages, chatId);
+	const answered = ordered.filter((message) => answering.ids.has(String(message.id)));
+	const newest = answered.length ? answered[answered.length - 1] : undefined;
+	if (newest) return { after: messageTime(newest), afterId: String(newest.id) };
+	if (answering.until !== undefined) return { after: answering.until };
+	const last = ordered[ordered.length - 1];
+	return last ? { after: messageTime(last), afterId: String(last.id) } : { after: '' };
+}
+
+/**
+ * The turns the agent sees, oldest first: the chat's messages (of this chat only, each once) up to
+ * the ones being answered and without them, with the answers kept outside the history (`kept`)
+ * each after the message it answered, the latest `window` of them. A kept answer the history shows
+ * too (an outbound message with its words, at or after its place) comes once, from the history;
+ * one placed before `from` (the oldest message of a read that stopped early) is left out, as the
+ * messages around it were not read.
+ */
+export function conversation(
+	messages: IDataObject[],
+	chatId: string,
+	answering: Answering,
+	window: number,
+	kept: KeptAnswer[] = [],
+	from?: string,
+): ChatTurn[] {
+	const ordered = chatMessages(messages, chatId);
+	const until = answeredUntil(ordered, answering);
+	const shown = ordered
 		.filter((message) => !answering.ids.has(String(message.id)))
-		.filter((message) => until === undefined || messageTime(message) <= until)
-		.map(turnOf)
-		.filter((turn): turn is ChatTurn => turn !== undefined);
-	return turns.slice(-window);
+		.filter((message) => until === undefined || messageTime(message) <= until);
+	// Sorted by time, then ID; a kept answer after every message of its time when it names none.
+	const entries: Array<{ key: [string, string, number]; turn: ChatTurn | undefined }> = shown.map(
+		(message) => ({ key: [messageTime(message), String(message.id), 0], turn: turnOf(message) }),
+	);
+	const inHistory = (answer: KeptAnswer) =>
+		shown.some(
+			(message) =>
+				text(message.direction).toLowerCase() === 'outbound' &&
+				messageTime(message) >= answer.after &&
+				saysSame(message, answer.text.trim()),
+		);
+	for (const answer of kept) {
+		if (answer.chatId !== chatId || !answer.text.trim()) continue;
+		if (until !== undefined && answer.after > until) continue;
+		if (from !== undefined && answer.after < from) continue;
+		if (inHistory(answer)) continue;
+		entries.push({
+			key: [answer.after, answer.afterId ?? '\uffff', 1],
+			turn: { role: 'assistant', content: [{ type: 'text', text: answer.text.trim() }] },
+		});
+	}
+	// Stable: answers kept at one place keep the order they were kept in.
+	entries.sort((a, b) => compareKeys(a.key, b.key));
+	return entries
+		.map((entry) => entry.turn)
+		.filter((turn): turn is ChatTurn => turn !== undefined)
+		.slice(-window);
 }

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { listPage, listPages, MAX_PAGE_SIZE } from '../../shared/pagination';
 import type { RequestContext } from '../../shared/transport';
 import { historyPath } from '../trigger/chatOfPhone';
-import { isOldestFirst } from '../trigger/messageCursor';
+import { isOldestFirst, messageTime } from '../trigger/messageCursor';
 import type { Answering, ChatTurn } from './chatTurns';
 import { conversation } from './chatTurns';
 
@@ -17,7 +17,15 @@ export interface HistoryRead {
 	turns: ChatTurn[];
 	/** Requests sent (for the docs' measurements and the tests). */
 	requests: number;
+	/** The messages read (of any chat the API put in), for answers kept outside the history. */
+	messages?: IDataObject[];
+	/** The oldest message's time when the read stopped before the chat's first message. */
+	from?: string;
 }
+
+/** The oldest time among `messages` read. */
+const oldestOf = (messages: IDataObject[]) =>
+	messages.map((message) => messageTime(message)).sort()[0];
 
 /**
  * The latest turns of a chat for the agent. The history comes newest first (docs/api.md, Chat
@@ -55,11 +63,14 @@ export async function readLatestTurns(
 				});
 				requests++;
 				read.push(...older.items);
+				if (number === 1) return { turns: turns(), requests, messages: read };
 			}
-			return { turns: turns(), requests };
+			return { turns: turns(), requests, messages: read, from: oldestOf(read) };
 		}
 		if (isOldestFirst(read)) continue;
-		if (turns().length >= window) break;
+		if (turns().length >= window && page.nextPage !== undefined) {
+			return { turns: turns(), requests, messages: read, from: oldestOf(read) };
+		}
 	}
-	return { turns: turns(), requests };
+	return { turns: turns(), requests, messages: read };
 }

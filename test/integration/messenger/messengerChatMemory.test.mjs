@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { Messenger } from '../../../nodes/Messenger/Messenger.node.ts';
-import { latestTurns, memorySettings } from '../../../nodes/Messenger/memory/chatMemory.ts';
+import {
+	latestTurns,
+	memorySettings,
+	messengerChatMemory,
+} from '../../../nodes/Messenger/memory/chatMemory.ts';
 import { DEMO_CLIENTS } from '../../../sandbox/server.mjs';
 import { createExecuteContext, sandboxHttp } from '../../../tools/context.mjs';
 import { sandboxRunner } from '../../../tools/sandboxRun.mjs';
@@ -19,18 +23,29 @@ const PHONE = '+34600111222';
 const tick = async () => await new Promise((resolve) => setTimeout(resolve, 5));
 const said = (turns) => turns.map((turn) => `${turn.role}: ${turn.content[0].text}`);
 
-/** The memory for an item, on a credential of its own (as a workflow's memory node has). */
-function memoryFor(sandbox, item, params = {}) {
+/** The context of a memory node for an item, on a credential of its own (as a workflow's has). */
+function memoryContextFor(sandbox, item, params = {}) {
 	const auth = sandboxHttp(sandbox, DEMO_CLIENTS.messengerOnly, { requestsPerMinute: 0 });
-	const context = supplyContext(
+	return supplyContext(
 		createExecuteContext({
-			params: { chat: item.chatId, options: {}, ...params },
+			params: { chat: item.chatId, options: { broadcastAnswers: 'chat' }, ...params },
 			items: [{ json: item }],
 			credentials: auth.store.data,
 			http: auth.httpRequestWithAuthentication,
 		}),
 	);
+}
+
+/** The turns the memory for an item reads. */
+function memoryFor(sandbox, item, params = {}) {
+	const context = memoryContextFor(sandbox, item, params);
 	return async () => await latestTurns(context, memorySettings(context, 0));
+}
+
+/** The memory the agent gets for an item, with its defaults (answers kept on the contact). */
+function agentMemory(sandbox, item) {
+	const context = memoryContextFor(sandbox, item, { options: {} });
+	return messengerChatMemory(context, memorySettings(context, 0));
 }
 
 /** A conversation: the customer, the workflow's answers both ways, two messages being answered. */
@@ -135,4 +150,57 @@ describe('Messenger Chat Memory against the sandbox', () => {
 			);
 		});
 	});
+
+	for (const broadcastHistory of ['hidden', 'shown']) {
+		it(`broadcasts ${broadcastHistory}: an answer sent by Broadcast is the next turn's, once (contact and history read together, the answer kept in one write)`, async () => {
+			await withSandbox({ rateLimitPerMinute: 0, broadcastHistory }, async (sandbox) => {
+				const messenger = sandboxRunner(Messenger, sandbox, DEMO_CLIENTS.messengerOnly, {
+					requestsPerMinute: 0,
+				});
+				const turn = async (text) => {
+					const wrote = sandbox.customerWrites({ phone: PHONE, text }).items[0];
+					const item = {
+						chatId: wrote.chatId,
+						phone: PHONE,
+						messageId: wrote.id,
+						createdAt: wrote.createdAt,
+					};
+					const memory = agentMemory(sandbox, item);
+					const mark = sandbox.log.length;
+					const turns = said(await memory.loadMessages());
+					const answer = `Answer to "${text}"`;
+					await memory.saveTurn(text, answer);
+					const calls = apiCallsSince(sandbox, mark).map((e) => `${e.method} ${e.status}`);
+					await tick();
+					await messenger.run({
+						resource: 'broadcast',
+						operation: 'send',
+						channel: 'whatsapp',
+						recipientsInput: 'json',
+						recipientsJson: JSON.stringify([{ phone: PHONE }]),
+						messageContent: 'text',
+						text: answer,
+						options: {},
+					});
+					await tick();
+					return { turns, calls };
+				};
+				const first = await turn('Do you deliver to Madrid?');
+				assert.deepEqual(first.turns, []);
+				// A customer the workspace did not know: the contact is made, holding the answer.
+				assert.deepEqual(first.calls, ['GET 200', 'GET 200', 'POST 201']);
+				const second = await turn('And to Toledo?');
+				assert.deepEqual(second.turns, [
+					'user: Do you deliver to Madrid?',
+					'assistant: Answer to "Do you deliver to Madrid?"',
+				]);
+				assert.deepEqual(second.calls, ['GET 200', 'GET 200', 'PATCH 200']);
+				const third = await turn('Thanks');
+				assert.deepEqual(third.turns.slice(2), [
+					'user: And to Toledo?',
+					'assistant: Answer to "And to Toledo?"',
+				]);
+			});
+		});
+	}
 });

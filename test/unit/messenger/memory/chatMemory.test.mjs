@@ -124,8 +124,13 @@ describe('the window and the requests', () => {
 		const api = memoryApi();
 		api.chats.set('cht_1', chatOf('cht_1', ['in', 'out', 'in']));
 		api.phones.set('+34600000001', 'cht_1');
-		const { turns, requests } = await turnsFor(api, { params: { chat: '+34 600 000 001' } });
+		const inChat = { chat: '+34 600 000 001', options: { broadcastAnswers: 'chat' } };
+		const { turns, requests } = await turnsFor(api, { params: inChat });
 		assert.equal(requests, 2);
+		// Kept on the contact (the default): its search too, beside the history.
+		const kept = await turnsFor(api, { params: { chat: '+34 600 000 001' } });
+		assert.equal(kept.requests, 3);
+		assert.deepEqual(kept.turns, turns);
 		assert.deepEqual(said(turns), ['user: m0', 'assistant: m1', 'user: m2']);
 	});
 

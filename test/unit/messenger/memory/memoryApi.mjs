@@ -56,7 +56,10 @@ export function memoryApi({ order = 'newestFirst', shuffle = (list) => list.reve
 	const chats = new Map();
 	const phones = new Map();
 	const failing = new Map();
+	const contacts = new Map();
 	const { http, calls } = scriptedHttp(async (options) => {
+		const contact = contactCall(contacts, options);
+		if (contact !== undefined) return contact;
 		if (options.url === '/api/v1/messenger/chats/check-existing') {
 			const chatId = phones.get(options.qs.phone) ?? null;
 			return { exists: chatId !== null, chatId };
@@ -66,7 +69,35 @@ export function memoryApi({ order = 'newestFirst', shuffle = (list) => list.reve
 		if (!chats.has(id)) throw httpError(404, { statusCode: 404, message: 'Chat not found' });
 		return answer([...chats.get(id)].sort(byTime), options.qs, order, shuffle);
 	});
-	return { http, calls, chats, phones, failing };
+	return { http, calls, chats, phones, failing, contacts };
+}
+
+/**
+ * The contact endpoints the memory uses to keep answers (docs/api.md, Contacts): search, create,
+ * update one attribute. `contacts` maps phones to contacts; a contact `failing` answers that status.
+ */
+function contactCall(contacts, options) {
+	const search = /\/messenger\/contacts\/search\/([^/]+)$/.exec(options.url);
+	if (search) {
+		const term = decodeURIComponent(search[1]);
+		const found = [...contacts.values()].filter((c) => c.phone.includes(term));
+		if (found.some((c) => c.failing)) throw httpError(found[0].failing, { message: 'Bad Gateway' });
+		return found;
+	}
+	if (options.method === 'POST' && options.url === '/api/v1/messenger/contacts') {
+		const contact = { id: `ctc_${contacts.size + 1}`, ...options.body };
+		contacts.set(contact.phone, contact);
+		return contact;
+	}
+	const attribute = /\/messenger\/contacts\/([^/]+)\/attributes\/([^/]+)$/.exec(options.url);
+	if (attribute && options.method === 'PATCH') {
+		const contact = [...contacts.values()].find((c) => c.id === attribute[1]);
+		if (!contact) throw httpError(404, { statusCode: 404, message: 'Contact not found' });
+		if (contact.failing) throw httpError(contact.failing, { message: 'Bad Gateway' });
+		contact.attributes = { ...contact.attributes, [attribute[2]]: options.body.value };
+		return contact;
+	}
+	return undefined;
 }
 
 /**
