@@ -2,8 +2,9 @@
 // chatbot of examples/whatsapp-ai-agent.json: the scripted model's requests show the chat's turns
 // (the customer's as the user's, the team's answers as the assistant's) and the words being
 // answered once, as the prompt; the agent's earlier answer is there on the next turn; a chat the
-// API cannot read fails the execution naming the chat. The sandbox shows broadcasts in the chat
-// (--broadcast-history shown), so the answers the example sends return. On n8n 1.x: n8n1ChatMemory.e2e.test.mjs.
+// API cannot read fails the execution naming the chat. The sandbox does not show broadcasts in the
+// chat (its default reading), so the answers the example sends by Broadcast return from the
+// customer's contact, where the memory keeps them. On n8n 1.x: n8n1ChatMemory.e2e.test.mjs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 	};
 	const e2e = useSandboxAndN8n({
 		version,
-		sandbox: { broadcastHistory: 'shown' },
+		sandbox: { broadcastHistory: 'hidden' },
 		credentials: (sandbox) => [
 			sandboxCredential(credentials.voiceMessagingApi, sandbox, DEMO_CLIENTS.full),
 			sandboxModelCredential(credentials.openAiApi, sandbox),
@@ -146,6 +147,17 @@ describe(title, { timeout: 15 * 60_000 }, () => {
 				'user: Any news?',
 			]);
 			assert.equal(sandbox.state.sent.at(-1).text, 'You asked about 4711');
+			// Each answer kept on the customer's contact, as the memory's one write of the answer.
+			const contact = sandbox.state.contacts.find((c) => c.phone === phoneOf(agentVersion));
+			assert.deepEqual(
+				JSON.parse(contact.attributes.chatMemoryAnswers).map((answer) => answer.text),
+				['Sorry to hear that. I am checking order 4711.', 'You asked about 4711'],
+			);
+			const contactCalls = second.api.filter((e) => e.path.includes('/messenger/contacts'));
+			assert.deepEqual(
+				contactCalls.map((e) => e.method),
+				['GET', 'PATCH'],
+			);
 			const memoryReads = (second.run.runData[MEMORY] ?? []).length;
 			assert.ok(memoryReads >= 1, 'the memory ran');
 		});

@@ -48,6 +48,18 @@ function agentMemory(sandbox, item) {
 	return messengerChatMemory(context, memorySettings(context, 0));
 }
 
+/** Messenger → Broadcast → Send of a WhatsApp `text` to the customer (how the example answers). */
+const broadcastText = (text) => ({
+	resource: 'broadcast',
+	operation: 'send',
+	channel: 'whatsapp',
+	recipientsInput: 'json',
+	recipientsJson: JSON.stringify([{ phone: PHONE }]),
+	messageContent: 'text',
+	text,
+	options: {},
+});
+
 /** A conversation: the customer, the workflow's answers both ways, two messages being answered. */
 async function converse(sandbox) {
 	const messenger = sandboxRunner(Messenger, sandbox, DEMO_CLIENTS.messengerOnly, {
@@ -65,16 +77,7 @@ async function converse(sandbox) {
 		options: { caption: 'Yes, these are our zones', fileName: 'zones.pdf' },
 	});
 	await tick();
-	await messenger.run({
-		resource: 'broadcast',
-		operation: 'send',
-		channel: 'whatsapp',
-		recipientsInput: 'json',
-		recipientsJson: JSON.stringify([{ phone: PHONE }]),
-		messageContent: 'text',
-		text: 'Anything else?',
-		options: {},
-	});
+	await messenger.run(broadcastText('Anything else?'));
 	await tick();
 	const later = [sandbox.customerWrites({ chatId, text: 'Great.' }).items[0]];
 	await tick();
@@ -172,16 +175,7 @@ describe('Messenger Chat Memory against the sandbox', () => {
 					await memory.saveTurn(text, answer);
 					const calls = apiCallsSince(sandbox, mark).map((e) => `${e.method} ${e.status}`);
 					await tick();
-					await messenger.run({
-						resource: 'broadcast',
-						operation: 'send',
-						channel: 'whatsapp',
-						recipientsInput: 'json',
-						recipientsJson: JSON.stringify([{ phone: PHONE }]),
-						messageContent: 'text',
-						text: answer,
-						options: {},
-					});
+					await messenger.run(broadcastText(answer));
 					await tick();
 					return { turns, calls };
 				};

@@ -37,6 +37,14 @@ function memoryOf(api, answered, options = {}) {
 	return messengerChatMemory(context, memorySettings(context, 0));
 }
 
+/** The API with a chat holding the customer's "hi" (`m1`, a second into the day). */
+function apiWithOneMessage() {
+	const api = memoryApi();
+	const hi = { id: 'm1', chatId: CHAT, direction: 'inbound', type: 'text', content: 'hi' };
+	api.chats.set(CHAT, [{ ...hi, createdAt: at(1) }]);
+	return api;
+}
+
 const turnArbitrary = fc.record({
 	customer: fc.integer({ min: 1, max: 3 }),
 	/** Seconds between events: 0 puts two in the same second (then ordered by ID). */
@@ -146,17 +154,7 @@ describe('answers kept on the contact', () => {
 	});
 
 	it("a phone with no contact gets one holding the answer; the chat's history alone with In the Chat's History", async () => {
-		const api = memoryApi();
-		api.chats.set(CHAT, [
-			{
-				id: 'm1',
-				chatId: CHAT,
-				direction: 'inbound',
-				type: 'text',
-				content: 'hi',
-				createdAt: at(1),
-			},
-		]);
+		const api = apiWithOneMessage();
 		const memory = memoryOf(api, api.chats.get(CHAT));
 		assert.deepEqual(await memory.loadMessages(), []);
 		await memory.saveTurn('hi', 'Hello!');
@@ -178,17 +176,7 @@ describe('answers kept on the contact', () => {
 	});
 
 	it('the contact that fails names itself, the answer not kept quietly', async () => {
-		const api = memoryApi();
-		api.chats.set(CHAT, [
-			{
-				id: 'm1',
-				chatId: CHAT,
-				direction: 'inbound',
-				type: 'text',
-				content: 'hi',
-				createdAt: at(1),
-			},
-		]);
+		const api = apiWithOneMessage();
 		api.contacts.set(PHONE, { id: 'ctc_1', phone: PHONE, attributes: {}, failing: 502 });
 		const memory = memoryOf(api, api.chats.get(CHAT));
 		await assert.rejects(
@@ -205,17 +193,7 @@ describe('answers kept on the contact', () => {
 	});
 
 	it('another contact whose phone merely contains this one keeps nothing for it', async () => {
-		const api = memoryApi();
-		api.chats.set(CHAT, [
-			{
-				id: 'm1',
-				chatId: CHAT,
-				direction: 'inbound',
-				type: 'text',
-				content: 'hi',
-				createdAt: at(1),
-			},
-		]);
+		const api = apiWithOneMessage();
 		const other = JSON.stringify([{ chatId: CHAT, after: at(0), text: 'not yours' }]);
 		api.contacts.set('+3460000000199', {
 			id: 'ctc_9',
