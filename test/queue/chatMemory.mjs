@@ -2,8 +2,9 @@
 // the main instance, each answer runs on a worker, where Messenger Chat Memory reads the chat's
 // history from the API (nothing kept in a process: any worker sees the same conversation). The
 // customer writes twice; the second answer's model request holds the first message and the first
-// answer (the sandbox shows broadcasts in the chat), and the sandbox's stand-in model, quoting
-// the earlier words, answers with them.
+// answer (the sandbox does not show broadcasts in the chat, its default: the first answer comes
+// back from the customer's contact, where the first worker's memory kept it), and the sandbox's
+// stand-in model, quoting the earlier words, answers with them.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ async function customerWrites(sandbox, text) {
 /** @param {Cluster} q */
 export function chatMemoryTests(q) {
 	it('Messenger Chat Memory: the chatbot answers on the workers, the second answer remembering the first message', async () => {
-		const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', broadcastHistory: 'shown' });
+		const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', broadcastHistory: 'hidden' });
 		const processes = clusterProcesses(q);
 		const senders = recordSenders(sandbox.port, processes);
 		let workflowId;
@@ -128,6 +129,10 @@ export function chatMemoryTests(q) {
 			const fromWorkers = senders.requests.filter((r) => r.from.startsWith('worker'));
 			const memoryReads = fromWorkers.filter((r) => r.url.startsWith(HISTORY_PATH));
 			assert.equal(memoryReads.length, 2, 'one history read per answer, on the workers');
+			const kept = fromWorkers.filter(
+				(r) => r.url.startsWith('/api/v1/messenger/contacts') && r.method !== 'GET',
+			);
+			assert.equal(kept.length, 2, 'each answer kept on the contact, on the workers');
 			assert.deepEqual(
 				sends().map((r) => r.from.startsWith('worker')),
 				[true, true],

@@ -6,7 +6,7 @@ import { isPhoneEntry, normalizePhone } from '../../shared/phone';
 import { requireId, requireNumberInRange, requireOneOf } from '../../shared/validation';
 import { chatOfPhone } from '../trigger/chatOfPhone';
 import type { SdkChatHistory, SdkChatMemory } from './aiSdk';
-import type { ChatTurn } from './chatTurns';
+import type { Answering, ChatTurn } from './chatTurns';
 import {
 	answerAnchor,
 	answeringOf,
@@ -123,6 +123,7 @@ export async function latestTurns(
 	let chatId = settings.chat;
 	let requests = contact ? 1 : 0;
 	let read: HistoryRead;
+	let answering: Answering;
 	try {
 		if (isPhoneEntry(chatId)) {
 			// Check Existing reads through the same transport; its context type is the poll's.
@@ -133,16 +134,11 @@ export async function latestTurns(
 			}
 			chatId = found;
 		}
-		read = await readLatestTurns(
-			context,
-			chatId,
-			answeringOf(settings.item, chatId),
-			settings.window,
-		);
+		answering = answeringOf(settings.item, chatId);
+		read = await readLatestTurns(context, chatId, answering, settings.window);
 	} catch (error) {
 		throw failed(context, `The history of chat ${settings.chat} could not be read`, error);
 	}
-	const answering = answeringOf(settings.item, chatId);
 	const messages = read.messages ?? [];
 	const kept = await contact;
 	return {
