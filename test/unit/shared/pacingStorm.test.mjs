@@ -55,6 +55,62 @@ function run(pacer, { refused, until, at }) {
 	return { allowance: at.map((moment) => seen.get(moment)), sent };
 }
 
+/**
+ * One process that wants to send at each of `wanted` (ms, ascending) and sends as soon as `pacer`
+ * allows from then, each answer 200 ms later: a 429 (Retry-After: 1 s) when `refused(sentAt)`, else
+ * a success. Returns when each request went, and the allowance after the last.
+ */
+function sendWhenWanted(pacer, { wanted, refused }) {
+	const random = seeded(11);
+	const sent = [];
+	let now = 0;
+	for (const at of wanted) {
+		now = Math.max(now, at);
+		for (let delay = sendDelay(pacer, now); delay > 0; delay = sendDelay(pacer, now)) now += delay;
+		markSent(pacer, now);
+		sent.push(now);
+		const limited = refused(now);
+		markAnswered(
+			pacer,
+			now,
+			now + 200,
+			limited ? { limited: true, pauseMs: 1000 } : { succeeded: true },
+			random,
+		);
+		now += 200;
+	}
+	return { sent, allowance: pacer.allowance };
+}
+
+describe('after a 429 to a few requests (a start, a quiet trigger)', () => {
+	const WINDOW = 60_000;
+	const every = (ms, from, to) =>
+		Array.from({ length: Math.ceil((to - from) / ms) }, (_, i) => from + i * ms);
+	const within = (sent, from, to) => sent.filter((at) => at >= from && at < to).length;
+
+	it('a 429 to the third request of a start: back to one every 3 s (20 a window of 60) within a window and a half', () => {
+		const pacer = createPacer(60);
+		const { sent, allowance } = sendWhenWanted(pacer, {
+			wanted: [0, 0, 0, ...every(3000, 1000, 4 * WINDOW)],
+			refused: (sentAt) => sentAt > 0 && sentAt < 1000,
+		});
+		const late = within(sent, 1.5 * WINDOW, 2.5 * WINDOW);
+		assert.ok(late >= 19, `sent from 90 s to 150 s after the 429: ${late} (wanted 20)`);
+		assert.equal(allowance, 60);
+	});
+
+	it('a 429 to a trigger that sent 2 a window for minutes: the same', () => {
+		const pacer = createPacer(60);
+		const start = 5 * WINDOW;
+		const { sent } = sendWhenWanted(pacer, {
+			wanted: [...every(WINDOW / 2, 0, start), ...every(3000, start, start + 4 * WINDOW)],
+			refused: (sentAt) => sentAt === start,
+		});
+		const late = within(sent, start + 1.5 * WINDOW, start + 2.5 * WINDOW);
+		assert.ok(late >= 19, `sent from 90 s to 150 s after the 429: ${late} (wanted 20)`);
+	});
+});
+
 describe('after a storm of 429s', () => {
 	const WINDOW = 60_000;
 	for (const stormWindows of [1, 3, 6]) {
