@@ -1,6 +1,8 @@
 // shared/pacing.ts after a storm of 429s (the API refusing everything for a while, whatever this
 // process sent): the rate comes back to what it was before the storm within two windows of its end,
-// while a single 429 episode near a shared limit is still met with the usual cut and slow climb.
+// while a single 429 episode near a shared limit is still met with the usual cut and slow climb. A
+// 429 to a few requests (a start's, a quiet trigger's) is a storm for the rate the process allowed
+// itself: what it sends is back to what it wants within a window and a half.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
@@ -23,23 +25,30 @@ function seeded(seed) {
 }
 
 /**
- * One process sending as fast as `pacer` allows, in simulated time, each answer 200 ms later: a 429
+ * One process sending as fast as `pacer` allows (or, given `wanted`, at each of those moments, ms
+ * ascending, as soon as it allows from then), in simulated time, each answer 200 ms later: a 429
  * (Retry-After: 1 s) while `refused(sentAt)`, else a success. Returns the allowance at each moment
  * of `at`, and when each request went.
  */
-function run(pacer, { refused, until, at }) {
+function run(pacer, { refused, until = Infinity, at = [], wanted }) {
 	const random = seeded(11);
 	const seen = new Map();
 	const sent = [];
 	const marks = [...at].sort((a, b) => a - b);
+	const wants = wanted && [...wanted];
 	let now = 0;
-	while (now < until) {
+	while (now < until && wants?.length !== 0) {
 		while (marks.length && marks[0] <= now) seen.set(marks.shift(), pacer.allowance);
+		if (wants && wants[0] > now) {
+			now = wants[0];
+			continue;
+		}
 		const delay = sendDelay(pacer, now);
 		if (delay > 0) {
 			now += Math.min(delay, 1000);
 			continue;
 		}
+		wants?.shift();
 		markSent(pacer, now);
 		sent.push(now);
 		const limited = refused(now);
@@ -55,54 +64,28 @@ function run(pacer, { refused, until, at }) {
 	return { allowance: at.map((moment) => seen.get(moment)), sent };
 }
 
-/**
- * One process that wants to send at each of `wanted` (ms, ascending) and sends as soon as `pacer`
- * allows from then, each answer 200 ms later: a 429 (Retry-After: 1 s) when `refused(sentAt)`, else
- * a success. Returns when each request went, and the allowance after the last.
- */
-function sendWhenWanted(pacer, { wanted, refused }) {
-	const random = seeded(11);
-	const sent = [];
-	let now = 0;
-	for (const at of wanted) {
-		now = Math.max(now, at);
-		for (let delay = sendDelay(pacer, now); delay > 0; delay = sendDelay(pacer, now)) now += delay;
-		markSent(pacer, now);
-		sent.push(now);
-		const limited = refused(now);
-		markAnswered(
-			pacer,
-			now,
-			now + 200,
-			limited ? { limited: true, pauseMs: 1000 } : { succeeded: true },
-			random,
-		);
-		now += 200;
-	}
-	return { sent, allowance: pacer.allowance };
-}
-
 describe('after a 429 to a few requests (a start, a quiet trigger)', () => {
 	const WINDOW = 60_000;
 	const every = (ms, from, to) =>
 		Array.from({ length: Math.ceil((to - from) / ms) }, (_, i) => from + i * ms);
 	const within = (sent, from, to) => sent.filter((at) => at >= from && at < to).length;
 
-	it('a 429 to the third request of a start: back to one every 3 s (20 a window of 60) within a window and a half', () => {
+	it('a 429 to the third request of a start: back to one every 3 s (20 a window of 60) from 90 s after it, and to the ceiling', () => {
 		const pacer = createPacer(60);
-		const { sent, allowance } = sendWhenWanted(pacer, {
+		let requests = 0;
+		const { sent } = run(pacer, {
 			wanted: [0, 0, 0, ...every(3000, 1000, 4 * WINDOW)],
-			refused: (sentAt) => sentAt > 0 && sentAt < 1000,
+			refused: () => ++requests === 3,
 		});
 		const late = within(sent, 1.5 * WINDOW, 2.5 * WINDOW);
 		assert.ok(late >= 19, `sent from 90 s to 150 s after the 429: ${late} (wanted 20)`);
-		assert.equal(allowance, 60);
+		assert.equal(pacer.allowance, 60);
 	});
 
-	it('a 429 to a trigger that sent 2 a window for minutes: the same', () => {
+	it('a 429 to a trigger that sent 2 a window for minutes: back to one every 3 s from 90 s after it', () => {
 		const pacer = createPacer(60);
 		const start = 5 * WINDOW;
-		const { sent } = sendWhenWanted(pacer, {
+		const { sent } = run(pacer, {
 			wanted: [...every(WINDOW / 2, 0, start), ...every(3000, start, start + 4 * WINDOW)],
 			refused: (sentAt) => sentAt === start,
 		});
