@@ -32,10 +32,10 @@ export const ADAPTIVE_RULE = {
 	stormShare: 0.5,
 	/**
 	 * A run of cuts that begins with fewer requests sent in the last window than this share of
-	 * Requests per Minute (a start's few reads, a quiet trigger's) says nothing of the rate this
-	 * process may send: the rate before it is what it allowed itself, and one that cut less than
-	 * `stormShare` of that climbs back as after a storm. A process that shares a limit with up to
-	 * four others sends more when it meets it.
+	 * Requests per Minute (a start's few reads, a quiet trigger's) says little of the rate this
+	 * process may send: the rate before it is what it allowed itself (up to this share of Requests
+	 * per Minute at a start, when processes that start together meet their shared limit with a
+	 * few each), and one that cut less than `stormShare` of that climbs back as after a storm.
 	 */
 	fewShare: 0.2,
 } as const;
@@ -159,8 +159,10 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 	// window's, when processes that start together find their shares; nor a few requests.
 	const heldSince = Math.max(pacer.lastCutAt, pacer.firstSentAt ?? now);
 	if (pacer.cutsFrom === undefined) {
-		if (rate < pacer.ceiling * ADAPTIVE_RULE.fewShare) pacer.cutsFrom = pacer.allowance;
-		else if (now - heldSince >= pacingSettings.windowMs) pacer.cutsFrom = rate;
+		const few = pacer.ceiling * ADAPTIVE_RULE.fewShare;
+		const held = now - heldSince >= pacingSettings.windowMs;
+		if (rate < few) pacer.cutsFrom = held ? pacer.allowance : Math.min(pacer.allowance, few);
+		else if (held) pacer.cutsFrom = rate;
 	}
 	pacer.regrowTo = undefined;
 	pacer.allowance = Math.max(1, rate * share);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
 import {
+	ADAPTIVE_RULE,
 	createPacer,
 	markAnswered,
 	markSent,
@@ -70,16 +71,16 @@ describe('after a 429 to a few requests (a start, a quiet trigger)', () => {
 		Array.from({ length: Math.ceil((to - from) / ms) }, (_, i) => from + i * ms);
 	const within = (sent, from, to) => sent.filter((at) => at >= from && at < to).length;
 
-	it('a 429 to the third request of a start: back to one every 3 s (20 a window of 60) from 90 s after it, and to the ceiling', () => {
+	it('a 429 to the third request of a start (processes that start together may share a limit): a fifth of the ceiling in the next window, and what it wanted all sent within five', () => {
 		const pacer = createPacer(60);
 		let requests = 0;
-		const { sent } = run(pacer, {
-			wanted: [0, 0, 0, ...every(3000, 1000, 4 * WINDOW)],
-			refused: () => ++requests === 3,
-		});
-		const late = within(sent, 1.5 * WINDOW, 2.5 * WINDOW);
-		assert.ok(late >= 19, `sent from 90 s to 150 s after the 429: ${late} (wanted 20)`);
-		assert.equal(pacer.allowance, 60);
+		const wanted = [0, 0, 0, ...every(3000, 1000, 5 * WINDOW)];
+		const { sent } = run(pacer, { wanted, refused: () => ++requests === 3 });
+		const next = within(sent, WINDOW, 2 * WINDOW);
+		assert.ok(next >= 60 * ADAPTIVE_RULE.fewShare, `sent from 60 s to 120 s: ${next}`);
+		const behind = wanted.length - within(sent, 0, 5 * WINDOW);
+		assert.equal(behind, 0, `wanted in the first five windows and sent after them: ${behind}`);
+		assert.ok(pacer.allowance > 20, `allowance after five windows: ${pacer.allowance}`);
 	});
 
 	it('a 429 to a trigger that sent 2 a window for minutes: back to one every 3 s from 90 s after it', () => {
