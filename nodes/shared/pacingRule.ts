@@ -30,6 +30,14 @@ export const ADAPTIVE_RULE = {
 	 * cut succeeds, the rate doubles with each answer back to that rate.
 	 */
 	stormShare: 0.5,
+	/**
+	 * A run of cuts that begins with fewer requests sent in the last window than this share of
+	 * Requests per Minute (a start's few reads, a quiet trigger's) says little of the rate this
+	 * process may send: the rate before it is what it allowed itself (up to this share of Requests
+	 * per Minute at a start, when processes that start together meet their shared limit with a
+	 * few each), and one that cut less than `stormShare` of that climbs back as after a storm.
+	 */
+	fewShare: 0.2,
 } as const;
 /** The growth per window doubles up to 2 ** this. */
 const MAX_DOUBLINGS = 16;
@@ -148,10 +156,13 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 		(ADAPTIVE_RULE.cutShare.max - ADAPTIVE_RULE.cutShare.min) * random();
 	const rate = Math.min(pacer.allowance, sent);
 	// Only a rate that held a whole window without a 429 is one to come back to: not the first
-	// window's, when processes that start together find their shares.
+	// window's, when processes that start together find their shares; nor a few requests.
 	const heldSince = Math.max(pacer.lastCutAt, pacer.firstSentAt ?? now);
-	if (pacer.cutsFrom === undefined && now - heldSince >= pacingSettings.windowMs) {
-		pacer.cutsFrom = rate;
+	if (pacer.cutsFrom === undefined) {
+		const few = pacer.ceiling * ADAPTIVE_RULE.fewShare;
+		const held = now - heldSince >= pacingSettings.windowMs;
+		if (rate < few) pacer.cutsFrom = held ? pacer.allowance : Math.min(pacer.allowance, few);
+		else if (held) pacer.cutsFrom = rate;
 	}
 	pacer.regrowTo = undefined;
 	pacer.allowance = Math.max(1, rate * share);

@@ -1,10 +1,13 @@
 // shared/pacing.ts after a storm of 429s (the API refusing everything for a while, whatever this
 // process sent): the rate comes back to what it was before the storm within two windows of its end,
-// while a single 429 episode near a shared limit is still met with the usual cut and slow climb.
+// while a single 429 episode near a shared limit is still met with the usual cut and slow climb. A
+// 429 to a few requests (a start's, a quiet trigger's) is a storm for the rate the process allowed
+// itself: what it sends is back to what it wants within a window and a half.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
 import {
+	ADAPTIVE_RULE,
 	createPacer,
 	markAnswered,
 	markSent,
@@ -23,23 +26,30 @@ function seeded(seed) {
 }
 
 /**
- * One process sending as fast as `pacer` allows, in simulated time, each answer 200 ms later: a 429
+ * One process sending as fast as `pacer` allows (or, given `wanted`, at each of those moments, ms
+ * ascending, as soon as it allows from then), in simulated time, each answer 200 ms later: a 429
  * (Retry-After: 1 s) while `refused(sentAt)`, else a success. Returns the allowance at each moment
  * of `at`, and when each request went.
  */
-function run(pacer, { refused, until, at }) {
+function run(pacer, { refused, until = Infinity, at = [], wanted }) {
 	const random = seeded(11);
 	const seen = new Map();
 	const sent = [];
 	const marks = [...at].sort((a, b) => a - b);
+	const wants = wanted && [...wanted];
 	let now = 0;
-	while (now < until) {
+	while (now < until && wants?.length !== 0) {
 		while (marks.length && marks[0] <= now) seen.set(marks.shift(), pacer.allowance);
+		if (wants && wants[0] > now) {
+			now = wants[0];
+			continue;
+		}
 		const delay = sendDelay(pacer, now);
 		if (delay > 0) {
 			now += Math.min(delay, 1000);
 			continue;
 		}
+		wants?.shift();
 		markSent(pacer, now);
 		sent.push(now);
 		const limited = refused(now);
@@ -54,6 +64,36 @@ function run(pacer, { refused, until, at }) {
 	}
 	return { allowance: at.map((moment) => seen.get(moment)), sent };
 }
+
+describe('after a 429 to a few requests (a start, a quiet trigger)', () => {
+	const WINDOW = 60_000;
+	const every = (ms, from, to) =>
+		Array.from({ length: Math.ceil((to - from) / ms) }, (_, i) => from + i * ms);
+	const within = (sent, from, to) => sent.filter((at) => at >= from && at < to).length;
+
+	it('a 429 to the third request of a start (processes that start together may share a limit): a fifth of the ceiling in the next window, and what it wanted all sent within five', () => {
+		const pacer = createPacer(60);
+		let requests = 0;
+		const wanted = [0, 0, 0, ...every(3000, 1000, 5 * WINDOW)];
+		const { sent } = run(pacer, { wanted, refused: () => ++requests === 3 });
+		const next = within(sent, WINDOW, 2 * WINDOW);
+		assert.ok(next >= 60 * ADAPTIVE_RULE.fewShare, `sent from 60 s to 120 s: ${next}`);
+		const behind = wanted.length - within(sent, 0, 5 * WINDOW);
+		assert.equal(behind, 0, `wanted in the first five windows and sent after them: ${behind}`);
+		assert.ok(pacer.allowance > 20, `allowance after five windows: ${pacer.allowance}`);
+	});
+
+	it('a 429 to a trigger that sent 2 a window for minutes: back to one every 3 s from 90 s after it', () => {
+		const pacer = createPacer(60);
+		const start = 5 * WINDOW;
+		const { sent } = run(pacer, {
+			wanted: [...every(WINDOW / 2, 0, start), ...every(3000, start, start + 4 * WINDOW)],
+			refused: (sentAt) => sentAt === start,
+		});
+		const late = within(sent, start + 1.5 * WINDOW, start + 2.5 * WINDOW);
+		assert.ok(late >= 19, `sent from 90 s to 150 s after the 429: ${late} (wanted 20)`);
+	});
+});
 
 describe('after a storm of 429s', () => {
 	const WINDOW = 60_000;
