@@ -1,6 +1,7 @@
 // Installs the dev dependencies when they are missing, so `npm start` and `npm test` are each one
-// command on a fresh clone (scripts/node24.mjs calls this under Node 24). Install scripts are
-// skipped: some dev tools' scripts need pnpm or a native build, and none is needed here.
+// command on a fresh clone (scripts/node24.mjs calls this under Node 24). Dependencies' install
+// scripts are skipped, as package.json's allowScripts asks (none is needed; one fetches a package
+// with npx, one builds native code): --ignore-scripts does the same with an npm older than 11.16.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
