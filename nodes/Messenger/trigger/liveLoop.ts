@@ -11,6 +11,7 @@ import { isPollWide, pollError } from '../../shared/poll';
 import { PollClock, PollTimeUp, withPollClock } from '../../shared/pollClock';
 import type { OutputItems } from '../../shared/router';
 import { FailureReports, failuresTogether } from './chatFailures';
+import { readersOfChats } from './chatOfPhone';
 import { LiveStopped } from './liveReader';
 import { ChatSchedule } from './liveSchedule';
 import type { BudgetShare } from './liveShares';
@@ -36,8 +37,6 @@ export const LIVE_LOOP = {
 	reportGapMaxMs: 3_600_000,
 	/** The longest nap: the loop looks at the time again at least this often. */
 	maxNapMs: 5_000,
-	/** Message IDs remembered as handed over, so that a chat listed twice (ID and phone) reports each once. */
-	recentIds: 1_000,
 };
 
 export { saveState, storedState } from './liveState';
@@ -93,7 +92,8 @@ export class LiveLoop {
 	private readonly progress = new Map<string, ProgressBox>();
 	/** A phone's chat found by a read that did not end: the next read goes to it without asking again. */
 	private readonly matched = new Map<string, { chatId?: string }>();
-	private readonly recent = new Set<string>();
+	/** ID entries the API did not know at their last read: a phone matched to the chat reads on its own. */
+	private readonly unknown = new Set<string>();
 	private state: MessageWatchState;
 	private readonly activationReads: number;
 	/** The chats the activation could not read (their failures are named together). */
@@ -126,9 +126,22 @@ export class LiveLoop {
 			if (typeof watch.missing !== 'object') continue;
 			chats[key] = cursorOnly(watch);
 			this.activationFailed.push(key);
+			if (this.byKey.get(key)?.chatId !== undefined) this.unknown.add(key);
 		}
 		for (const key of this.activationFailed) this.schedule.failed(key, this.startedAt);
 		this.state = { ...start.state, chats };
+		this.readOneEntryPerChat(this.startedAt);
+	}
+
+	/** The schedule holds one entry per chat (chatOfPhone.ts readersOfChats): a chat listed twice takes one share. */
+	private readOneEntryPerChat(now: number): void {
+		const readers = readersOfChats(this.settings.entries, this.state.chats, this.unknown);
+		this.schedule.readOnly(readers, now);
+		for (const key of this.byKey.keys()) {
+			if (readers.includes(key)) continue;
+			this.progress.delete(key);
+			this.matched.delete(key);
+		}
 	}
 
 	/** The failures the activation met (n8n's start-up, a leadership change): one failed execution naming each. */
@@ -239,11 +252,14 @@ export class LiveLoop {
 				const now = Date.now();
 				// A chat the API did not know (404): asked again after its back-off, its cursor kept.
 				if (result.gone && !entry.phone) {
-					return this.chatFailed(key, pollError(this.reader, result.gone));
+					this.chatFailed(key, pollError(this.reader, result.gone));
+					this.unknown.add(key);
+					return this.readOneEntryPerChat(now);
 				}
+				this.unknown.delete(key);
 				const { phone } = result;
 				const items = result.fresh
-					.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
+					.filter((message) => wanted(filter, message))
 					.map((message) => receivedMessage(message, phone));
 				const { released, held } = releaseHeld(
 					items,
@@ -301,18 +317,9 @@ export class LiveLoop {
 		if (this.live.stopped) throw new LiveStopped('The trigger was stopped');
 		this.state = state;
 		saveState(this.context, state);
+		this.readOneEntryPerChat(Date.now());
 		if (!output.items.length) return;
-		const ids = messageIdsOf(output.items);
-		for (const id of ids) this.remember(id);
 		const key = deduplicationKey(this.context, output.items);
 		this.context.emit([output.items], undefined, undefined, key);
-	}
-
-	private remember(id: string): void {
-		this.recent.delete(id);
-		this.recent.add(id);
-		if (this.recent.size > LIVE_LOOP.recentIds) {
-			this.recent.delete(this.recent.values().next().value as string);
-		}
 	}
 }
