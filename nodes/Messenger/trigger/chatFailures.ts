@@ -37,12 +37,16 @@ export interface ReportTimes {
  * When a chat's failure is a failed execution and when it is only logged: at the start of its
  * streak of failed reads, then after reportEveryMs, twice that, and so on up to reportGapMaxMs,
  * while it lasts; in between, logged. A failure that every read would meet (a 429, a 5xx, the
- * network, a credential refused) is a failed execution at most once per reportEveryMs whichever
- * chat met it: an outage of the API is named once, not once per chat.
+ * network, a credential refused) may be an outage of the API: named once, not once per chat, and
+ * at most once per reportEveryMs. Within that time such a failure is the outage's (logged, the
+ * chat's streak not begun) while no chat was read since it was named, or when the chat itself was
+ * read since (the API failing on and off); a chat that fails while others are read again is
+ * failing on its own, and its streak is named as any other's.
  */
 export class FailureReports {
 	private readonly streaks = new Map<string, { nextAt: number; gapMs: number }>();
-	private wideAt = -Infinity;
+	/** The outage last named, and the chats read since. */
+	private readonly outage = { namedAt: -Infinity, readSince: new Set<string>() };
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -64,17 +68,25 @@ export class FailureReports {
 	failed(key: string, error: Shown, now = Date.now()): void {
 		const streak = this.streaks.get(key);
 		if (streak && now < streak.nextAt) return this.log(error);
+		const wide = isPollWide(error.failure);
+		if (wide && this.outageHas(key, now)) return this.log(error);
 		const { reportEveryMs, reportGapMaxMs } = this.times;
 		const gapMs = streak ? Math.min(reportGapMaxMs, streak.gapMs * 2) : reportEveryMs;
 		this.streaks.set(key, { nextAt: now + gapMs, gapMs });
-		const wide = isPollWide(error.failure);
-		if (wide && now - this.wideAt < reportEveryMs) return this.log(error);
-		if (wide) this.wideAt = now;
+		if (wide) Object.assign(this.outage, { namedAt: now, readSince: new Set() });
 		this.save(error);
+	}
+
+	/** Whether a failure of `key` that every read would meet at `now` is the outage named last. */
+	private outageHas(key: string, now: number): boolean {
+		const { namedAt, readSince } = this.outage;
+		if (now - namedAt >= this.times.reportEveryMs) return false;
+		return readSince.size === 0 || readSince.has(key);
 	}
 
 	/** `key` was read: its streak ends, and its next failure is reported at once. */
 	recovered(key: string): void {
+		this.outage.readSince.add(key);
 		if (!this.streaks.delete(key)) return;
 		this.context.logger.info(`${this.context.getNode().name}: "${key}" is read again`);
 	}
