@@ -13,7 +13,7 @@ import {
 	MAX_WATCHED_MESSAGES,
 	pollBroadcastStatusEvent,
 } from './trigger/broadcastStatus';
-import { pollMessageReceivedEvent } from './trigger/messageReceived';
+import { pollMessageReceivedEvent } from './trigger/messagePoll';
 import { messageReceivedProperties } from './trigger/messageReceivedDescription';
 
 const broadcastOnly = { show: { event: ['broadcastStatusChanged'] } };

@@ -37,12 +37,19 @@ export interface ReportTimes {
  * When a chat's failure is a failed execution and when it is only logged: at the start of its
  * streak of failed reads, then after reportEveryMs, twice that, and so on up to reportGapMaxMs,
  * while it lasts; in between, logged. A failure that every read would meet (a 429, a 5xx, the
- * network, a credential refused) is a failed execution at most once per reportEveryMs whichever
- * chat met it: an outage of the API is named once, not once per chat.
+ * network, a credential refused) may be an outage of the API: named once, not once per chat, and
+ * at most once per reportEveryMs, whichever chat met it. Within that time such a failure is named
+ * only as the chat's own: the chat failed so before and, since, other chats were read and none
+ * failed so (it fails alone while the API answers the others; an API failing on and off fails
+ * them too).
  */
 export class FailureReports {
 	private readonly streaks = new Map<string, { nextAt: number; gapMs: number }>();
 	private wideAt = -Infinity;
+	/** The order of events: by chat, its last good read and its last failure every read would meet. */
+	private events = 0;
+	private readonly lastRead = new Map<string, number>();
+	private readonly lastWide = new Map<string, number>();
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -62,19 +69,31 @@ export class FailureReports {
 
 	/** A read of `key` failed with `error` (named for the user). */
 	failed(key: string, error: Shown, now = Date.now()): void {
+		const wide = isPollWide(error.failure);
+		const alone = wide && this.failsAlone(key);
+		if (wide) this.lastWide.set(key, ++this.events);
 		const streak = this.streaks.get(key);
 		if (streak && now < streak.nextAt) return this.log(error);
 		const { reportEveryMs, reportGapMaxMs } = this.times;
+		if (wide && !alone && now - this.wideAt < reportEveryMs) return this.log(error);
 		const gapMs = streak ? Math.min(reportGapMaxMs, streak.gapMs * 2) : reportEveryMs;
 		this.streaks.set(key, { nextAt: now + gapMs, gapMs });
-		const wide = isPollWide(error.failure);
-		if (wide && now - this.wideAt < reportEveryMs) return this.log(error);
 		if (wide) this.wideAt = now;
 		this.save(error);
 	}
 
+	/** Whether `key` failed for a cause every read would meet before, and since, others were read and none failed so. */
+	private failsAlone(key: string): boolean {
+		const since = this.lastWide.get(key);
+		if (since === undefined) return false;
+		const after = (events: Map<string, number>) =>
+			[...events].some(([other, at]) => other !== key && at > since);
+		return after(this.lastRead) && !after(this.lastWide);
+	}
+
 	/** `key` was read: its streak ends, and its next failure is reported at once. */
 	recovered(key: string): void {
+		this.lastRead.set(key, ++this.events);
 		if (!this.streaks.delete(key)) return;
 		this.context.logger.info(`${this.context.getNode().name}: "${key}" is read again`);
 	}

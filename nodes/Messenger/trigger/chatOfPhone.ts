@@ -132,3 +132,29 @@ export async function unlessChatMissing<T>(read: () => Promise<T>): Promise<T | 
 	if (describeFailure(failed).status === 404) return undefined;
 	throw failed;
 }
+
+/**
+ * The keys of the entries the live loop reads, one per chat: a chat listed twice is read as often
+ * as any other (whichever entry reads it moves the cursor of both: chatMovedTo). Its ID entry reads
+ * it, else the first phone listed that was matched to it; an entry whose chat is not known yet
+ * reads on its own. `unknown`: ID entries the API did not know at their last read: a phone matched
+ * to that chat reads on its own too, so that its read matches it again (Check Existing).
+ */
+export function readersOfChats(
+	entries: WatchEntry[],
+	watches: Record<string, ChatWatch>,
+	unknown: ReadonlySet<string>,
+): string[] {
+	const readBy = new Map<string, string>();
+	for (const entry of entries) {
+		if (entry.chatId !== undefined && !unknown.has(entry.key)) readBy.set(entry.chatId, entry.key);
+	}
+	return entries
+		.filter((entry) => {
+			const chatId = entry.chatId ?? watches[entry.key]?.chatId;
+			if (chatId === undefined || entry.chatId !== undefined) return true;
+			if (!readBy.has(chatId)) readBy.set(chatId, entry.key);
+			return readBy.get(chatId) === entry.key;
+		})
+		.map((entry) => entry.key);
+}

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IPollFunctions,
-	ITriggerFunctions,
-} from 'n8n-workflow';
+import type { IDataObject, IPollFunctions, ITriggerFunctions } from 'n8n-workflow';
 
 import type { RequestBudget } from '../../shared/pacing';
 import { abortableSleep, budgetDelayMs, evenSpacingMs, pacingSettings } from '../../shared/pacing';
@@ -11,70 +6,25 @@ import { isPollWide, pollError } from '../../shared/poll';
 import { PollClock, PollTimeUp, withPollClock } from '../../shared/pollClock';
 import type { OutputItems } from '../../shared/router';
 import { FailureReports, failuresTogether } from './chatFailures';
+import { readersOfChats } from './chatOfPhone';
+import { emitHandOver, handedOver } from './liveHandOver';
 import { LiveStopped } from './liveReader';
+import type { LiveSettings } from './liveSettings';
+import { LIVE_LOOP } from './liveSettings';
 import { ChatSchedule } from './liveSchedule';
 import type { BudgetShare } from './liveShares';
 import { joinBudget, leaveBudget, loopsOn } from './liveShares';
 import { cursorOnly, releaseAt, saveState } from './liveState';
-import type { DeliverySettings } from './messageDelivery';
-import { deliveredItems, releaseHeld } from './messageDelivery';
+import { releaseHeld } from './messageDelivery';
 import type { ProgressBox } from './chatHistory';
 import type { MessageWatchState } from './messageReceived';
-import { advanceEntry, chatUnreadable, freshLink } from './messageReceived';
-import type { MessageFilter, WatchEntry } from './messageSettings';
+import { advanceEntry, chatUnreadable } from './messageReceived';
+import type { WatchEntry } from './messageSettings';
 import { receivedMessage, wanted } from './messageSettings';
 
-/** The live loop's times (docs/triggers.md states them; tests shorten them). */
-export const LIVE_LOOP = {
-	/** The time the reads at activation may take (new chats' baselines); past it, the loop reads the rest. */
-	activationBudgetMs: 40_000,
-	/** The time one read of a chat (its history, a phone's chat, its files) may take. */
-	readBudgetMs: 20_000,
-	/** A chat that keeps failing is a failed execution again after this long, doubling (chatFailures.ts); in between, logged. */
-	reportEveryMs: 60_000,
-	/** ... and at least once in this long while it fails. */
-	reportGapMaxMs: 3_600_000,
-	/** The longest nap: the loop looks at the time again at least this often. */
-	maxNapMs: 5_000,
-	/** Message IDs remembered as handed over, so that a chat listed twice (ID and phone) reports each once. */
-	recentIds: 1_000,
-};
-
+export { LIVE_LOOP } from './liveSettings';
+export type { LiveSettings } from './liveSettings';
 export { saveState, storedState } from './liveState';
-
-/**
- * A key for n8n 2.x to start one execution per hand-over (a repeat after a crash is skipped): by
- * chat and message IDs, so the same messages give the same key whichever entry of their chat
- * (its ID, a phone matched to it) found them.
- */
-function deduplicationKey(context: ITriggerFunctions, items: INodeExecutionData[]): string {
-	const node = context.getNode();
-	const byChat = new Map<string, string[]>();
-	for (const { json } of items) {
-		const chat = String(json.chatId ?? '');
-		byChat.set(chat, [...(byChat.get(chat) ?? []), ...messageIdsOf([{ json }])]);
-	}
-	const parts = [...byChat].map(([chat, found]) => {
-		const ids = [...found].sort();
-		const span = ids.length > 3 ? [ids[0], ids[ids.length - 1], String(ids.length)] : ids;
-		return `${chat}/${span.join(',')}`;
-	});
-	return `messengerLive:${String(context.getWorkflow().id ?? '')}:${node.id ?? node.name}:${parts.join(';')}`;
-}
-
-/** The message IDs of output items (one per message, or a chat's group). */
-function messageIdsOf(items: INodeExecutionData[]): string[] {
-	return items.flatMap(({ json }) =>
-		Array.isArray(json.messageIds) ? json.messageIds.map(String) : [String(json.messageId)],
-	);
-}
-
-/** The settings a live trigger runs with, checked before any request. */
-export interface LiveSettings {
-	entries: WatchEntry[];
-	filter: MessageFilter;
-	delivery: DeliverySettings;
-}
 
 /**
  * The Message Received loop of the Messenger Live Trigger: reads the watched chats one at a time,
@@ -93,7 +43,8 @@ export class LiveLoop {
 	private readonly progress = new Map<string, ProgressBox>();
 	/** A phone's chat found by a read that did not end: the next read goes to it without asking again. */
 	private readonly matched = new Map<string, { chatId?: string }>();
-	private readonly recent = new Set<string>();
+	/** ID entries the API did not know at their last read: a phone matched to the chat reads on its own. */
+	private readonly unknown = new Set<string>();
 	private state: MessageWatchState;
 	private readonly activationReads: number;
 	/** The chats the activation could not read (their failures are named together). */
@@ -126,9 +77,22 @@ export class LiveLoop {
 			if (typeof watch.missing !== 'object') continue;
 			chats[key] = cursorOnly(watch);
 			this.activationFailed.push(key);
+			if (this.byKey.get(key)?.chatId !== undefined) this.unknown.add(key);
 		}
 		for (const key of this.activationFailed) this.schedule.failed(key, this.startedAt);
 		this.state = { ...start.state, chats };
+		this.readOneEntryPerChat(this.startedAt);
+	}
+
+	/** The schedule holds one entry per chat (chatOfPhone.ts readersOfChats): a chat listed twice takes one share. */
+	private readOneEntryPerChat(now: number): void {
+		const readers = readersOfChats(this.settings.entries, this.state.chats, this.unknown);
+		this.schedule.readOnly(readers, now);
+		for (const key of this.byKey.keys()) {
+			if (readers.includes(key)) continue;
+			this.progress.delete(key);
+			this.matched.delete(key);
+		}
 	}
 
 	/** The failures the activation met (n8n's start-up, a leadership change): one failed execution naming each. */
@@ -239,11 +203,14 @@ export class LiveLoop {
 				const now = Date.now();
 				// A chat the API did not know (404): asked again after its back-off, its cursor kept.
 				if (result.gone && !entry.phone) {
-					return this.chatFailed(key, pollError(this.reader, result.gone));
+					this.chatFailed(key, pollError(this.reader, result.gone));
+					this.unknown.add(key);
+					return this.readOneEntryPerChat(now);
 				}
+				this.unknown.delete(key);
 				const { phone } = result;
 				const items = result.fresh
-					.filter((message) => wanted(filter, message) && !this.recent.has(String(message.id)))
+					.filter((message) => wanted(filter, message))
 					.map((message) => receivedMessage(message, phone));
 				const { released, held } = releaseHeld(
 					items,
@@ -270,30 +237,23 @@ export class LiveLoop {
 		this.reports.failed(key, error);
 	}
 
-	/**
-	 * Delivers released messages (their files with Download Media) and moves the state to `next`
-	 * with the emit that reports it; files that did not fit in the time wait in `pending`. A file
-	 * that cannot be fetched (its host or the API failing too) comes with `mediaError`: one file
-	 * never holds back the messages after it.
-	 */
+	/** Delivers released messages and moves the state with the emit that reports them (liveHandOver.ts). */
 	private async handOver(
 		released: IDataObject[][],
 		next: MessageWatchState,
 		mustDeliverFirst = false,
 	): Promise<void> {
-		const delivered = await withPollClock(
+		const clock = new PollClock(LIVE_LOOP.readBudgetMs, Date.now, this.stopping.signal);
+		const { delivery } = this.settings;
+		const { state, output } = await handedOver(
 			this.reader,
-			new PollClock(LIVE_LOOP.readBudgetMs, Date.now, this.stopping.signal),
-			async () =>
-				await deliveredItems(this.reader, released, this.settings.delivery, {
-					freshLink: async (messageId) => await freshLink(this.reader, messageId),
-					mustDeliverFirst,
-				}),
+			delivery,
+			clock,
+			released,
+			next,
+			mustDeliverFirst,
 		);
-		const state: MessageWatchState = { chats: next.chats };
-		if (next.held && Object.keys(next.held).length) state.held = next.held;
-		if (delivered.undelivered.length) state.pending = delivered.undelivered;
-		this.commit(state, delivered.output);
+		this.commit(state, output);
 	}
 
 	/** The state and the emit that reports it, together: nothing of either once stopped. */
@@ -301,18 +261,7 @@ export class LiveLoop {
 		if (this.live.stopped) throw new LiveStopped('The trigger was stopped');
 		this.state = state;
 		saveState(this.context, state);
-		if (!output.items.length) return;
-		const ids = messageIdsOf(output.items);
-		for (const id of ids) this.remember(id);
-		const key = deduplicationKey(this.context, output.items);
-		this.context.emit([output.items], undefined, undefined, key);
-	}
-
-	private remember(id: string): void {
-		this.recent.delete(id);
-		this.recent.add(id);
-		if (this.recent.size > LIVE_LOOP.recentIds) {
-			this.recent.delete(this.recent.values().next().value as string);
-		}
+		this.readOneEntryPerChat(Date.now());
+		emitHandOver(this.context, output);
 	}
 }

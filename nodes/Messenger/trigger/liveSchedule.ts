@@ -136,6 +136,20 @@ export class ChatSchedule {
 		this.outage.until = now + doubling(LIVE_SCHEDULE.outageHoldMs, this.outage.holds);
 	}
 
+	/**
+	 * The chats read are now `keys` (a chat listed twice is read by one of its entries:
+	 * chatOfPhone.ts readersOfChats): one new to the schedule is due at `now`; one no longer among
+	 * them is forgotten, and its share of the budget goes to the others.
+	 */
+	readOnly(keys: string[], now: number): void {
+		const kept = new Set(keys);
+		for (const key of [...this.due.keys()].filter((key) => !kept.has(key))) {
+			for (const times of [this.due, this.changedAt, this.readAt, this.failures]) times.delete(key);
+			this.outage.chats.delete(key);
+		}
+		for (const key of keys) if (!this.due.has(key)) this.due.set(key, now);
+	}
+
 	/** Failed reads of the chat in a row (0: its last read succeeded). */
 	failuresOf(key: string): number {
 		return this.failures.get(key) ?? 0;

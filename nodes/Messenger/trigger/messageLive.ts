@@ -11,8 +11,8 @@ import { LIVE_LOOP, LiveLoop, saveState, storedState } from './liveLoop';
 import { readerOf } from './liveReader';
 import { chatCursorOf, entriesOfChat } from './chatOfPhone';
 import { deliveredItems, deliverySettings } from './messageDelivery';
+import { pollMessages } from './messagePoll';
 import type { MessageWatchState } from './messageReceived';
-import { pollMessages } from './messageReceived';
 import { messageSample } from './messageSample';
 import { messageFilter, watchEntries } from './messageSettings';
 

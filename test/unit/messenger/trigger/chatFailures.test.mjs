@@ -66,6 +66,58 @@ describe('Messenger Live Trigger: failure reports', () => {
 		);
 	});
 
+	it("a chat's own 5xx just after an outage was named: named once the others are read between its failures, then a minute later", () => {
+		const { reports, saved } = reporter();
+		const named = () => saved.map((error) => error.message.match(/"(.+)"/)[1]);
+		// The API down: three chats fail, one failed execution; cht_bad fails with them.
+		reports.failed('cht_a', outage('cht_a'), 0);
+		reports.failed('cht_b', outage('cht_b'), 1000);
+		reports.failed('cht_bad', outage('cht_bad'), 2000);
+		reports.failed('cht_a', outage('cht_a'), 3000);
+		reports.recovered('cht_a');
+		reports.recovered('cht_b');
+		// cht_a failed since cht_bad's last failure: still the outage, as far as can be told.
+		reports.failed('cht_bad', outage('cht_bad'), 6000);
+		assert.deepEqual(named(), ['cht_a'], 'the outage once');
+		// The API answers the others, cht_bad goes on failing: its own failure.
+		reports.recovered('cht_a');
+		reports.failed('cht_bad', outage('cht_bad'), 8000);
+		assert.deepEqual(named(), ['cht_a', 'cht_bad']);
+		for (let second = 12; second < 68; second += 4) {
+			reports.recovered('cht_b');
+			reports.failed('cht_bad', outage('cht_bad'), second * 1000);
+		}
+		reports.failed('cht_bad', outage('cht_bad'), 8000 + MINUTE);
+		assert.deepEqual(named(), ['cht_a', 'cht_bad', 'cht_bad'], 'a minute later, once');
+	});
+
+	it('a chat read well during an outage, failing on its own just after it, is named at its second failure', () => {
+		const { reports, saved } = reporter();
+		reports.failed('cht_a', outage('cht_a'), 0);
+		reports.recovered('cht_bad');
+		reports.recovered('cht_a');
+		reports.failed('cht_bad', outage('cht_bad'), 10_000);
+		reports.recovered('cht_a');
+		reports.failed('cht_bad', outage('cht_bad'), 12_000);
+		assert.deepEqual(
+			saved.map((error) => error.message.match(/"(.+)"/)[1]),
+			['cht_a', 'cht_bad'],
+		);
+	});
+
+	it('the API failing on and off: a chat read again that fails again within the minute is logged', () => {
+		const { reports, saved } = reporter();
+		for (let second = 0; second < 60; second += 10) {
+			reports.failed('cht_a', outage('cht_a'), second * 1000);
+			reports.failed('cht_b', outage('cht_b'), second * 1000 + 1000);
+			reports.recovered('cht_a');
+			reports.recovered('cht_b');
+		}
+		assert.equal(saved.length, 1);
+		reports.failed('cht_b', outage('cht_b'), MINUTE);
+		assert.equal(saved.length, 2, 'an outage a minute later is named');
+	});
+
 	it("the activation's failures: one failed execution naming each; the same chats failing right after are logged, another chat is named", () => {
 		const { reports, saved, logged, context } = reporter();
 		const gone = ['cht_x', 'cht_y', 'cht_z'].map(

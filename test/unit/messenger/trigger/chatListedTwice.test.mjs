@@ -67,6 +67,17 @@ describe('a chat listed by ID and by phone', () => {
 		assert.deepEqual(edited.ids(), [meanwhile.id]);
 	});
 
+	it('Live Trigger: its chat gone (404), the phone is matched again and its new chat is read', async () => {
+		const { api, first } = await activatedOn(CHATS);
+		api.chats.delete('cht_a');
+		api.phones.set(PHONE, 'cht_z');
+		const written = api.written('cht_z');
+		await until(() => first.emitted.length === 1);
+		await first.stop();
+		assert.deepEqual(first.ids(), [written.id]);
+		assert.equal(first.emitted[0].items[0].json.phone, PHONE);
+	});
+
 	it('Message Received (polling): a read of one entry that failed does not bring the message again after a restart', async () => {
 		const api = fakeApi();
 		api.phones.set(PHONE, 'cht_a');

@@ -28,6 +28,8 @@ import {
 import { API_URL, tapeArbitraries } from './triggerPolls.mjs';
 
 const HOUR = 3_600_000;
+/** A failure the trigger met this long before it stopped has been named: a read's time (20 s, its retries within it) and more. */
+const MET_BEFORE_CLOSE_MS = 30_000;
 /** A message of a chat that works is handed over within this long (about 150 reads of the budget) after it was written, the API's last outage or a restart. */
 export const LIVENESS_MS = 150_000;
 /** After the customers stop: at most this long for what is owed, then this long more for repeats. */
@@ -214,10 +216,14 @@ async function live(world, clock, clientId) {
 			answer = { error };
 		}
 		await answerAfter(takes, options.abortSignal);
+		const status = 'error' in answer ? answer.error.response?.status : 200;
+		api.answered.push({ at: Date.now(), url: String(options.url), status });
 		if ('error' in answer) throw answer.error;
 		return answer.body;
 	});
 	api.reads = [];
+	/** The answers that came (a request cut off by the trigger's time or its stop got none), with their status. */
+	api.answered = [];
 	const host = triggerHost({
 		makeNode: () => new MessengerLiveTrigger(),
 		context: {
@@ -317,16 +323,25 @@ export function checkStops(run) {
 }
 
 /**
- * The bad chat's failure reaches the user as a failed execution that names it (when it failed
- * while watched: for good, or unknown at the first activation).
+ * The bad chat's failure reaches the user as a failed execution that names it, once the trigger met
+ * it while watching: an answer of the bad chat failing (its 5xx or 403 from `failsFromMs` on, its
+ * 404 while unknown) came at least MET_BEFORE_CLOSE_MS before the last deactivation. (A read cut
+ * off by the activation's time and answered only once the chat healed met nothing to name.)
  */
 export function checkBadChatNamed(world, run) {
-	const { kind, healsAfterMs, failsFromMs } = world.bad;
-	const failedWhileWatched =
+	const { kind, failsFromMs } = world.bad;
+	const ownFailure = ({ at, status }) =>
 		kind === '404'
-			? run.began && START + healsAfterMs > run.began.from
-			: run.closedAt > START + failsFromMs;
-	if (!failedWhileWatched) return;
+			? status === 404
+			: status === (kind === '403' ? 403 : 503) && at >= START + failsFromMs;
+	const met = run.api.answered.some(
+		(answer) =>
+			answer.url.endsWith(`/messages/chat/${BAD_CHAT}`) &&
+			answer.at >= run.began?.from &&
+			answer.at <= run.closedAt - MET_BEFORE_CLOSE_MS &&
+			ownFailure(answer),
+	);
+	if (!met) return;
 	const named = run.host.failed.some(({ error }) =>
 		`${error.message} ${error.description ?? ''}`.includes(BAD_CHAT),
 	);

@@ -145,3 +145,20 @@ describe('Messenger Live Trigger schedule: an outage', () => {
 		assert.equal(alone.next(0).at, Math.max(min, LIVE_SCHEDULE.backoffMs.min));
 	});
 });
+
+describe('Messenger Live Trigger schedule: the chats read change', () => {
+	it('a chat left out (its other entry reads it) takes no share of the budget; one added is due at once', () => {
+		// 40 quiet chats on 60 reads a minute: each every 40 s (the budget sets the gaps).
+		const keys = Array.from({ length: 40 }, (_, index) => `c${index}`);
+		const schedule = new ChatSchedule(keys, 0, () => 60);
+		// c20 … c39 were read long ago: due before the others.
+		for (const [index, key] of keys.entries()) schedule.read(key, index < 20 ? 0 : -100_000);
+		assert.equal(schedule.gapMs('c0', 1), 40_000);
+		assert.equal(schedule.next(1).key, 'c20');
+		schedule.readOnly(keys.slice(0, 20), 1);
+		assert.equal(schedule.gapMs('c0', 1), 20_000, 'half the chats, half the gap');
+		assert.equal(schedule.next(1).key, 'c0', 'c20 … c39 are read no more');
+		schedule.readOnly([...keys.slice(0, 20), 'phone'], 2);
+		assert.deepEqual(schedule.next(2), { key: 'phone', at: 2 });
+	});
+});
