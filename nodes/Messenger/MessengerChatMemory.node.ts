@@ -70,8 +70,7 @@ export class MessengerChatMemory implements INodeType {
 						{
 							name: 'Keep on the Contact',
 							value: 'contact',
-							description:
-								`Keep each answer in the customer's contact (attribute ${KEPT_ANSWERS_ATTRIBUTE}) for the next turn: one more request to read it and one to write it. For answers sent as WhatsApp texts by Broadcast, which the API may not show in the chat's history.`,
+							description: `Keep each answer in the customer's contact (attribute ${KEPT_ANSWERS_ATTRIBUTE}) for the next turn: one more request to read it and one to write it. For answers sent as WhatsApp texts by Broadcast, which the API may not show in the chat's history.`,
 						},
 					],
 					description:
