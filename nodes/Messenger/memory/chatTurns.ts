@@ -119,12 +119,18 @@ function chatMessages(messages: IDataObject[], chatId: string): IDataObject[] {
 	return [...byId.values()].sort(byTime);
 }
 
-/** The API's time of the newest answered message (else the newest message read; '' for none). */
+/** The newest of the answered messages that the read holds (`ordered`: oldest first). */
+function newestAnswered(ordered: IDataObject[], answering: Answering): IDataObject | undefined {
+	for (let i = ordered.length - 1; i >= 0; i--) {
+		if (answering.ids.has(String(ordered[i].id))) return ordered[i];
+	}
+	return undefined;
+}
+
+/** The API's time of the newest answered message (else the item's time; none: no limit). */
 function answeredUntil(ordered: IDataObject[], answering: Answering): string | undefined {
-	const answered = ordered.filter((message) => answering.ids.has(String(message.id)));
-	return answered.length
-		? messageTime(answered[answered.length - 1])
-		: (answering.until ?? undefined);
+	const newest = newestAnswered(ordered, answering);
+	return newest ? messageTime(newest) : answering.until;
 }
 
 /**
@@ -138,8 +144,7 @@ export function answerAnchor(
 	answering: Answering,
 ): Pick<KeptAnswer, 'after' | 'afterId'> {
 	const ordered = chatMessages(messages, chatId);
-	const answered = ordered.filter((message) => answering.ids.has(String(message.id)));
-	const newest = answered.length ? answered[answered.length - 1] : undefined;
+	const newest = newestAnswered(ordered, answering);
 	if (newest) return { after: messageTime(newest), afterId: String(newest.id) };
 	if (answering.until !== undefined) return { after: answering.until };
 	const last = ordered[ordered.length - 1];
