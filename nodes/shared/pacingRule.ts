@@ -35,7 +35,10 @@ export const ADAPTIVE_RULE = {
 	 * Requests per Minute (a start's few reads, a quiet trigger's) says little of the rate this
 	 * process may send: the rate before it is what it allowed itself (up to this share of Requests
 	 * per Minute at a start, when processes that start together meet their shared limit with a
-	 * few each), and one that cut less than `stormShare` of that climbs back as after a storm.
+	 * few each). It climbs back to that rate as after a storm when it is the process's first run
+	 * of cuts (a start's burst of reads, cut to a share of itself, would otherwise creep back by
+	 * one a window), or when it left less than `stormShare` of it; a later run near a shared limit
+	 * keeps its cut, or processes whose fair share is under this one would each climb back over it.
 	 */
 	fewShare: 0.2,
 } as const;
@@ -61,6 +64,11 @@ export interface PacerState {
 	lastCutAt: number;
 	/** The rate sent before the run of cuts under way (none: no cut since the last success after one). */
 	cutsFrom?: number;
+	/**
+	 * The run of cuts under way (or the climb back after it) is this process's first and began with
+	 * few requests sent (`fewShare`): the rate it climbs back to is a guess, not one that held.
+	 */
+	startRun?: boolean;
 	/** After a storm: the rate it doubles back to with each answer. */
 	regrowTo?: number;
 }
@@ -161,6 +169,7 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 	if (pacer.cutsFrom === undefined) {
 		const few = pacer.ceiling * ADAPTIVE_RULE.fewShare;
 		const held = now - heldSince >= pacingSettings.windowMs;
+		pacer.startRun = rate < few && pacer.lastCutAt === -Infinity;
 		if (rate < few) pacer.cutsFrom = held ? pacer.allowance : Math.min(pacer.allowance, few);
 		else if (held) pacer.cutsFrom = rate;
 	}
@@ -178,7 +187,8 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 function endCuts(pacer: PacerState, sentAt: number): void {
 	const { cutsFrom } = pacer;
 	if (cutsFrom === undefined || sentAt < pacer.lastCutAt) return;
-	if (pacer.allowance < cutsFrom * ADAPTIVE_RULE.stormShare) pacer.regrowTo = cutsFrom;
+	if (pacer.startRun || pacer.allowance < cutsFrom * ADAPTIVE_RULE.stormShare)
+		pacer.regrowTo = cutsFrom;
 	pacer.cutsFrom = undefined;
 }
 
@@ -195,10 +205,14 @@ function speedUp(pacer: PacerState, now: number): void {
 		pacer.allowance = Math.min(target, pacer.allowance * 2);
 		if (pacer.allowance < target) return;
 		// Back at a rate that held before the storm: the climb goes on doubling, not by one a window.
+		// Back at a start's guess (no rate held yet): the step starts at half the rate, so the rate
+		// grows by half in the next window and faster after, until a 429 says where the limit is.
+		const doublings = pacer.startRun ? Math.max(1, Math.ceil(Math.log2(pacer.allowance)) - 1) : 1;
 		pacer.regrowTo = undefined;
+		pacer.startRun = undefined;
 		pacer.lastCutAt = Math.min(
 			pacer.lastCutAt,
-			now - ADAPTIVE_RULE.steadyWindows * pacingSettings.windowMs,
+			now - (ADAPTIVE_RULE.steadyWindows - 1 + doublings) * pacingSettings.windowMs,
 		);
 		return;
 	}

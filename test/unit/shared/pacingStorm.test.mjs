@@ -83,6 +83,23 @@ describe('after a 429 to a few requests (a start, a quiet trigger)', () => {
 		assert.ok(pacer.allowance > 20, `allowance after five windows: ${pacer.allowance}`);
 	});
 
+	// A live trigger's start: eight reads at once, then a 429 once they were answered. The cut to
+	// 85–95 % of eight left more than half of a fifth of the ceiling, so it once climbed back by one
+	// a window from there: 9 sent in the third window, of the 24 it wanted.
+	it("a 429 after a start's burst of eight: back to a fifth of the ceiling at its first answer, then growing as a start does; all it wanted sent in the third window", () => {
+		const pacer = createPacer(60);
+		let requests = 0;
+		const wanted = [...every(1, 0, 8), ...every(2500, 20_000, 5 * WINDOW)];
+		const { sent } = run(pacer, { wanted, refused: () => ++requests === 9 });
+		const third = within(sent, 2 * WINDOW, 3 * WINDOW);
+		assert.ok(
+			third >= 24,
+			`sent from 120 s to 180 s: ${third} (wanted 24, and those left from before)`,
+		);
+		const behind = wanted.length - within(sent, 0, 5 * WINDOW);
+		assert.equal(behind, 0, `wanted in the first five windows and sent after them: ${behind}`);
+	});
+
 	it('a 429 to a trigger that sent 2 a window for minutes: back to one every 3 s from 90 s after it', () => {
 		const pacer = createPacer(60);
 		const start = 5 * WINDOW;
