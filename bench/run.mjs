@@ -206,14 +206,21 @@ add(
 	`requests sent after closeFunction resolved: ${cycles.afterStop} (goal 0); heap ${(cycles.bytesPerCycle / 1000).toFixed(1)} kB a cycle after warming up (the sandbox's own messages, about 3.5 kB, included); ${cycles.handedOver} messages handed over`,
 );
 
-// Messenger Live Trigger after a storm of 429s (in process, time run 6 times faster, about 2 minutes).
-const storm = await measureLiveStormRecovery();
-add(
-	`Messenger Live Trigger, 20 chats, after ${STORM_RUN.storm} minutes of 429s: p50 latency in each minute after the storm / before it`,
-	storm.ratios.map((ratio) => ratio.toFixed(2)).join(', '),
-	'<= 1.2 from the 2nd minute',
-	`p50 ${storm.normal.toFixed(1)} s before the storm, ${storm.minutes.map((p50) => p50.toFixed(1)).join(', ')} s in the minutes after it; ${storm.refused} × 429; ${storm.written} messages, lost ${storm.lost}, doubled ${storm.doubled}; time scaled ×1/6`,
-);
+// Messenger Live Trigger after a storm of 429s (in process, time run 6 times faster, about 2
+// minutes a load). Saturated: the trigger's reads and the workflow's answers use all of the API's
+// 100 a minute, so what the storm held back drains only from the reads' share; with headroom, from
+// what is left.
+for (const load of ['headroom', 'saturated']) {
+	const storm = await measureLiveStormRecovery({ load });
+	const { min, max } = STORM_RUN.writeEverySeconds[load];
+	const ratios = (values) => values.map((ratio) => ratio.toFixed(2)).join(', ');
+	add(
+		`Messenger Live Trigger, 20 chats writing every ${min}–${max} s (${load}), after ${STORM_RUN.storm} minutes of 429s: p50 latency in each minute after the storm / before it`,
+		ratios(storm.ratios),
+		load === 'headroom' ? '<= 1.2 from the 2nd minute' : '',
+		`p50 ${storm.normal.toFixed(1)} s before the storm, ${storm.minutes.map((p50) => p50.toFixed(1)).join(', ')} s in the minutes after it; message to answer sent, after / before: ${ratios(storm.answerRatios)} (p50 ${storm.normalAnswer.toFixed(1)} s before); reads ${storm.reads.join(', ')} and answers ${storm.answers.join(', ')} in those minutes (${storm.readsBefore.toFixed(0)} reads a minute before); ${storm.refused} × 429; ${storm.written} messages, lost ${storm.lost}, doubled ${storm.doubled}; time scaled ×1/6`,
+	);
+}
 
 // The same customers in a real n8n, in real time: 2.41.1 and 1.123.81, about 55 minutes.
 if (!skipN8n('live')) await addLiveN8nRows();

@@ -31,6 +31,11 @@ export const ADAPTIVE_RULE = {
 	 */
 	stormShare: 0.5,
 	/**
+	 * In a storm, a request goes at least this share of a window after the one before, whatever
+	 * the cut rate's spacing (half a window at one request a window): its end is found that soon.
+	 */
+	stormProbeShare: 0.1,
+	/**
 	 * A run of cuts that begins with fewer requests sent in the last window than this share of
 	 * Requests per Minute (a start's few reads, a quiet trigger's) says little of the rate this
 	 * process may send: the rate before it is what it allowed itself (up to this share of Requests
@@ -131,7 +136,9 @@ export function sendDelay(pacer: PacerState, now: number): number {
 		// Coming back after a storm, requests are spaced as at the rate they come back to: each
 		// answer doubles the rate, so it is back within as many answers, not within a window.
 		const spacedAs = Math.max(limit, Math.floor(pacer.regrowTo ?? 0));
-		at = Math.max(at, pacer.lastSentAt + Math.floor((span * spread) / spacedAs));
+		let spacing = (span * spread) / spacedAs;
+		if (inStorm(pacer)) spacing = Math.min(spacing, span * ADAPTIVE_RULE.stormProbeShare);
+		at = Math.max(at, pacer.lastSentAt + Math.floor(spacing));
 	}
 	const mustLeave = pacer.answered.length + pacer.inFlight - limit + 1;
 	if (mustLeave > 0) {
@@ -143,6 +150,13 @@ export function sendDelay(pacer: PacerState, now: number): number {
 	}
 	// Whole milliseconds: a fraction would never pass in a simulated clock.
 	return at - now;
+}
+
+/** A run of cuts under way has left less than `stormShare` of the rate before it. */
+function inStorm(pacer: PacerState): boolean {
+	return (
+		pacer.cutsFrom !== undefined && pacer.allowance < pacer.cutsFrom * ADAPTIVE_RULE.stormShare
+	);
 }
 
 export function markSent(pacer: PacerState, now: number): void {
@@ -163,15 +177,16 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 		ADAPTIVE_RULE.cutShare.min +
 		(ADAPTIVE_RULE.cutShare.max - ADAPTIVE_RULE.cutShare.min) * random();
 	const rate = Math.min(pacer.allowance, sent);
-	// Only a rate that held a whole window without a 429 is one to come back to: not the first
-	// window's, when processes that start together find their shares; nor a few requests.
+	// The rate to come back to is an allowance that held a whole window without a 429 (the API let
+	// it pass, whether this process sent that much or less): not the first window's, when
+	// processes that start together find their shares, unless few were sent (then at most a fifth).
 	const heldSince = Math.max(pacer.lastCutAt, pacer.firstSentAt ?? now);
 	if (pacer.cutsFrom === undefined) {
 		const few = pacer.ceiling * ADAPTIVE_RULE.fewShare;
 		const held = now - heldSince >= pacingSettings.windowMs;
 		pacer.startRun = rate < few && pacer.lastCutAt === -Infinity;
-		if (rate < few) pacer.cutsFrom = held ? pacer.allowance : Math.min(pacer.allowance, few);
-		else if (held) pacer.cutsFrom = rate;
+		if (held) pacer.cutsFrom = pacer.allowance;
+		else if (rate < few) pacer.cutsFrom = Math.min(pacer.allowance, few);
 	}
 	pacer.regrowTo = undefined;
 	pacer.allowance = Math.max(1, rate * share);
@@ -187,8 +202,7 @@ function slowDown(pacer: PacerState, sentAt: number, now: number, random: () => 
 function endCuts(pacer: PacerState, sentAt: number): void {
 	const { cutsFrom } = pacer;
 	if (cutsFrom === undefined || sentAt < pacer.lastCutAt) return;
-	if (pacer.startRun || pacer.allowance < cutsFrom * ADAPTIVE_RULE.stormShare)
-		pacer.regrowTo = cutsFrom;
+	if (pacer.startRun || inStorm(pacer)) pacer.regrowTo = cutsFrom;
 	pacer.cutsFrom = undefined;
 }
 

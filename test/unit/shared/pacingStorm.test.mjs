@@ -65,10 +65,12 @@ function run(pacer, { refused, until = Infinity, at = [], wanted }) {
 	return { allowance: at.map((moment) => seen.get(moment)), sent };
 }
 
+/** Moments `ms` apart from `from` until before `to`. */
+const every = (ms, from, to) =>
+	Array.from({ length: Math.ceil((to - from) / ms) }, (_, i) => from + i * ms);
+
 describe('after a 429 to a few requests (a start, a quiet trigger)', () => {
 	const WINDOW = 60_000;
-	const every = (ms, from, to) =>
-		Array.from({ length: Math.ceil((to - from) / ms) }, (_, i) => from + i * ms);
 	const within = (sent, from, to) => sent.filter((at) => at >= from && at < to).length;
 
 	it('a 429 to the third request of a start (processes that start together may share a limit): a fifth of the ceiling in the next window, and what it wanted all sent within five', () => {
@@ -134,6 +136,40 @@ describe('after a storm of 429s', () => {
 			);
 		});
 	}
+
+	// Coming back to the 40 sent, not to the 60 allowed, it once crept up by a few a window from
+	// there while what the storm held back waited.
+	it('a storm after windows of 40 sent of the 60 allowed: back to the 60 that held within a window of its end', () => {
+		const pacer = createPacer(60);
+		const start = 3 * WINDOW;
+		const end = start + 2 * WINDOW;
+		const {
+			allowance: [after],
+		} = run(pacer, {
+			wanted: every(1500, 0, end + 2 * WINDOW),
+			refused: (sentAt) => sentAt >= start && sentAt < end,
+			at: [end + WINDOW],
+		});
+		assert.ok(after >= 60, `a window after the storm: ${after}`);
+	});
+
+	// At one request a window its spacing is half a window: the storm's end was found up to 30 s late.
+	it('in a storm, a request at least every tenth of a window: its end is found within that', () => {
+		const pacer = createPacer(60);
+		const start = 3 * WINDOW;
+		const end = start + 3 * WINDOW;
+		const { sent } = run(pacer, {
+			refused: (sentAt) => sentAt >= start && sentAt < end,
+			until: end + WINDOW,
+		});
+		const during = sent.filter((at) => at >= start + WINDOW && at < end);
+		const gaps = during.slice(1).map((at, index) => at - during[index]);
+		// The spacing, the server's pause of 1 s with its spread, the answer's 200 ms.
+		const most = WINDOW * ADAPTIVE_RULE.stormProbeShare + 1100 + 200 + 1000;
+		assert.ok(Math.max(...gaps) <= most, `gaps in the storm: ${gaps}`);
+		const found = sent.find((at) => at >= end) - end;
+		assert.ok(found <= most, `the first request after the storm went ${found} ms after its end`);
+	});
 
 	it('a 429 episode near a shared limit (a cut or two) is no storm: the rate climbs by one a window, as before', () => {
 		const pacer = createPacer(60);
