@@ -25,9 +25,9 @@ export const ADAPTIVE_RULE = {
 	/** Spread added to a server's pause, as a share of it, so processes do not resume together. */
 	pauseJitterShare: 0.1,
 	/**
-	 * A storm: a run of cuts that left less than this share of a rate that had held a window (the
-	 * API refused everything for a while, whatever was sent). Once a request sent after its last
-	 * cut succeeds, the rate doubles with each answer back to that rate.
+	 * A storm: a run of cuts that left less than this share of the allowance that had held a
+	 * window (the API refused everything for a while, whatever was sent). Once a request sent
+	 * after its last cut succeeds, the rate doubles with each answer back to that allowance.
 	 */
 	stormShare: 0.5,
 	/**
@@ -67,7 +67,10 @@ export interface PacerState {
 	pausedUntil: number;
 	/** When the rate was last cut; 429s for requests sent before it belong to that cut. */
 	lastCutAt: number;
-	/** The rate sent before the run of cuts under way (none: no cut since the last success after one). */
+	/**
+	 * The rate to come back to after the run of cuts under way: the allowance that held a window
+	 * before it, or at most `fewShare` of the ceiling (none: no cut since the last success after one).
+	 */
 	cutsFrom?: number;
 	/**
 	 * The run of cuts under way (or the climb back after it) is this process's first and began with
